@@ -1,0 +1,145 @@
+"""Loading the config (the guard every command passes) and committing a change to ``mcp.servers``
+(spec cli-registry §1.2–§1.5)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from application.errors import (
+    ApplicationError,
+    CommandError,
+    ConfigReadOnlyError,
+    ConfigStoreError,
+    InvalidConfigError,
+    WriteRejectedError,
+)
+from application.ports import Clock, ConfigEdit, ConfigStore
+from domain.config_doc import (
+    clobber_verdict,
+    has_json5_comment,
+    mutate_servers,
+    prepare_written_document,
+    serialize_config,
+    substitute_env,
+)
+from domain.config_load import ConfigAnalysis, analyze_config
+from domain.validation import ValidatorThrew, validate_config
+
+__all__ = ["Committed", "ConfigService", "Warn"]
+
+Warn = Callable[[str], None]
+ServersChange = Callable[[dict[str, Any]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Committed:
+    """What a commit wrote: the config before and after (authored form)."""
+
+    before: dict[str, Any]
+    after: dict[str, Any]
+
+
+def _readonly_lines(env: Mapping[str, str], path: str) -> list[str] | None:
+    nix = env.get("OPENCLAW_NIX_MODE") == "1"
+    if not nix and env.get("OPENCLAW_CONFIG_READONLY") != "1":
+        return None
+    if not nix:
+        return [
+            "Config is externally managed (`OPENCLAW_CONFIG_READONLY=1`), so OpenClaw treats openclaw.json "
+            "as immutable.",
+            f"Config path: {path}",
+            "Edit the config in your external deployment source, then redeploy or restart OpenClaw as needed.",
+        ]
+    return [
+        "Config is managed by Nix (`OPENCLAW_NIX_MODE=1`), so OpenClaw treats openclaw.json as immutable.",
+        "This usually means nix-openclaw, the first-party Nix distribution, or another Nix-managed package "
+        "set this mode.",
+        f"Config path: {path}",
+        "Do not run setup, onboarding, openclaw update, plugin install/update/uninstall/enable, doctor "
+        "repair/token-generation, or config set against this file.",
+        "Edit the Nix source for this install instead. For nix-openclaw, edit `programs.openclaw.config` or "
+        "`instances.<name>.config`, then rebuild with Home Manager or NixOS.",
+        "Agent-first Nix setup: https://github.com/openclaw/nix-openclaw#quick-start",
+        "OpenClaw Nix overview: https://docs.openclaw.ai/install/nix",
+    ]
+
+
+def _iso_stamp(ms: int) -> str:
+    moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
+    iso = moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+    return iso.replace(":", "-").replace(".", "-")
+
+
+class ConfigService:
+    """The config file as the registry commands see it."""
+
+    def __init__(self, store: ConfigStore, env: Mapping[str, str], clock: Clock, warn: Warn) -> None:
+        self._store = store
+        self._env = env
+        self._clock = clock
+        self._warn = warn
+
+    @property
+    def path(self) -> str:
+        return self._store.path
+
+    def _check(self, text: str | None, *, announce: bool) -> ConfigAnalysis:
+        analysis = analyze_config(text, self._env)
+        if announce and analysis.missing_env:
+            joined = "; ".join(
+                f'{path}: Missing env var "{name}" - feature using this value will be unavailable'
+                for path, name in analysis.missing_env
+            )
+            self._warn(f"[config] warnings: {joined}")
+        if not analysis.valid:
+            raise InvalidConfigError(self.path, analysis)
+        return analysis
+
+    async def load(self) -> ConfigAnalysis:
+        """Read and validate the config; raise ``InvalidConfigError`` when it exists and is invalid."""
+        file = await self._store.read()
+        return self._check(file.text, announce=True)
+
+    async def commit(self, label: str, change: ServersChange) -> Committed:
+        """Apply ``change`` to the authored ``mcp.servers`` map and write the result.
+
+        The whole read → change → validate → write runs under the store's write lock, so concurrent
+        writers never lose updates. ``change`` may raise ``CommandError`` to abort without writing.
+        """
+        lines = _readonly_lines(self._env, self.path)
+        if lines is not None:
+            raise ConfigReadOnlyError(lines)
+        async with self._store.edit() as edit:
+            current = edit.current
+            analysis = self._check(current.text, announce=False)
+            after = mutate_servers(analysis.authored, change)
+            try:
+                issues = validate_config(substitute_env(after, self._env).value)
+            except ValidatorThrew as exc:
+                raise ApplicationError(exc.message) from exc
+            if issues:
+                first = issues[0]
+                raise CommandError(f"Config invalid after MCP {label} ({first.dotted}: {first.message}).")
+            text = serialize_config(prepare_written_document(after, first_write=not current.exists))
+            if current.text is not None:
+                verdict = clobber_verdict(current.text, analysis.authored, text, parse_ok=True)
+                if verdict is not None:
+                    await self._reject(edit, text, verdict)
+                if has_json5_comment(current.text):
+                    self._warn(f"Config write will strip JSON5 comments from {self.path}.")
+            await edit.replace(text)
+        return Committed(analysis.authored, after)
+
+    async def _reject(self, edit: ConfigEdit, text: str, verdict: tuple[int, int]) -> None:
+        baseline, size = verdict
+        head = f"Config write rejected: {self.path} (size-drop:{baseline}->{size})."
+        stamp = _iso_stamp(self._clock.now_ms())
+        try:
+            saved = await edit.save_rejected(text, stamp)
+        except ConfigStoreError as exc:  # the payload could not be saved: say so, still refuse
+            target = f"{self.path}.rejected.{stamp}"
+            raise WriteRejectedError(f"{head} Rejected payload could not be saved to {target}: {exc}.") from exc
+        raise WriteRejectedError(f"{head} Rejected payload saved to {saved}.")

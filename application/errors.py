@@ -1,0 +1,60 @@
+"""Use-case outcomes and the error family of each port."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from domain.config_load import ConfigAnalysis
+
+__all__ = [
+    "ApplicationError",
+    "CommandError",
+    "ConfigLockTimeout",
+    "ConfigReadOnlyError",
+    "ConfigStoreError",
+    "InvalidConfigError",
+    "OAuthStoreError",
+    "WriteRejectedError",
+]
+
+
+class ApplicationError(Exception):
+    """Base of every error the application layer raises; its message is one printable line."""
+
+
+class CommandError(ApplicationError):
+    """A command-level failure: one message line (stderr, or the JSON envelope with ``--json``)."""
+
+
+class InvalidConfigError(ApplicationError):
+    """The config file exists and is invalid; no command runs."""
+
+    def __init__(self, path: str, analysis: ConfigAnalysis) -> None:
+        super().__init__(f"OpenClaw config is invalid: {path}")
+        self.path = path
+        self.analysis = analysis
+
+
+class ConfigReadOnlyError(ApplicationError):
+    """Writes are forbidden by the environment (``OPENCLAW_CONFIG_READONLY=1`` / ``OPENCLAW_NIX_MODE=1``)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__(lines[0])
+        self.lines = lines
+
+
+class WriteRejectedError(ApplicationError):
+    """The clobber guard refused a write that would shrink the config suspiciously."""
+
+
+class ConfigStoreError(ApplicationError):
+    """The config store could not read or write the config file (I/O failure, lock trouble)."""
+
+
+class ConfigLockTimeout(ConfigStoreError):
+    """The cross-process config write lock could not be taken in time."""
+
+
+class OAuthStoreError(ApplicationError):
+    """The OAuth credential store could not be read or written, or holds an invalid row."""

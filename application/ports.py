@@ -1,0 +1,116 @@
+"""Ports: what the use cases need from the world, as ``typing.Protocol`` classes.
+
+Adapters implement them structurally (no inheritance); every port has one contract suite in
+``tests/contract/`` that each adapter passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import Protocol
+
+__all__ = [
+    "Clock",
+    "Collator",
+    "ConfigEdit",
+    "ConfigFile",
+    "ConfigStore",
+    "OAuthStatusReader",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigFile:
+    """The raw OpenClaw config file: its resolved absolute path and text (``None`` when absent)."""
+
+    path: str
+    text: str | None
+
+    @property
+    def exists(self) -> bool:
+        return self.text is not None
+
+
+class ConfigEdit(Protocol):
+    """One read-modify-write of the config file, performed while the store's write lock is held."""
+
+    @property
+    def current(self) -> ConfigFile:
+        """The file as read after the lock was taken (what the edit must be based on)."""
+        ...
+
+    async def replace(self, text: str) -> None:
+        """Atomically replace the file with ``text`` (mode 0600), rotating the ``.bak`` ring first.
+
+        Afterwards a reader sees either the old or the new text, never a mix, even if the process is killed
+        at any point. Raises ``ConfigStoreError`` on failure (the old file then stays in place).
+        """
+        ...
+
+    async def save_rejected(self, text: str, stamp: str) -> str:
+        """Save a refused payload next to the config as ``<path>.rejected.<stamp>`` (mode 0600, exclusive
+        create) and return that path. Raises ``ConfigStoreError`` when it cannot be saved."""
+        ...
+
+
+class ConfigStore(Protocol):
+    """The OpenClaw config file (``openclaw.json``)."""
+
+    @property
+    def path(self) -> str:
+        """The resolved absolute config path."""
+        ...
+
+    async def read(self) -> ConfigFile:
+        """Read the current file without locking. A missing file is ``ConfigFile(path, None)``.
+
+        Raises ``ConfigStoreError`` for any other read failure (permissions, a directory in the way, …).
+        """
+        ...
+
+    def edit(self) -> AbstractAsyncContextManager[ConfigEdit]:
+        """Take the cross-process write lock for a read-modify-write and yield the edit.
+
+        Concurrent ``edit()`` blocks (in this or another process) are serialised, so no update is lost.
+        The lock is released when the block exits, also on error or cancellation. Raises
+        ``ConfigLockTimeout`` when the lock cannot be taken in time, ``ConfigStoreError`` for I/O failures.
+        """
+        ...
+
+
+class Collator(Protocol):
+    """Orders human-readable names as the reference's ``localeCompare`` does (ICU root collation)."""
+
+    def sort(self, names: Sequence[str]) -> list[str]:
+        """A stable sort of ``names`` by collation key (ties keep their input order)."""
+        ...
+
+    def key(self, name: str) -> object:
+        """A sort key for ``name`` (comparable with keys of other names)."""
+        ...
+
+
+class OAuthStatusReader(Protocol):
+    """Read-only view of the MCP OAuth credential store, for status reporting. Takes no lease, never
+    creates the store: a missing database or table reads as empty."""
+
+    async def read_store(self, store_key: str) -> dict[str, object] | None:
+        """The store object of ``store_key`` (``None`` when there is no row).
+
+        Raises ``OAuthStoreError("MCP OAuth store <key> is invalid: <detail>")`` for a corrupt row.
+        """
+        ...
+
+    async def count_principals(self, prefix: str) -> int:
+        """How many stores whose key starts with ``prefix`` hold tokens (connected principals)."""
+        ...
+
+
+class Clock(Protocol):
+    """Wall-clock time."""
+
+    def now_ms(self) -> int:
+        """Milliseconds since the epoch."""
+        ...

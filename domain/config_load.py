@@ -1,0 +1,123 @@
+"""Reading the config text into what the commands work on, or into the issues that block them
+(spec cli-registry §1.2–§1.4)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from domain.config_doc import configured_servers, is_newer_version, is_sensitive_path, substitute_env
+from domain.jsjson import js_dumps, js_order
+from domain.json5 import Json5Error, locate_value_line, parse_json5
+from domain.validation import Issue, ValidatorThrew, legacy_lines, validate_config
+
+__all__ = ["ConfigAnalysis", "IssueView", "analyze_config"]
+
+
+@dataclass(frozen=True, slots=True)
+class IssueView:
+    """One validation issue as the invalid-config block shows it."""
+
+    path: str  # as the JSON envelope prints it
+    display: str  # as the text block prints it
+    message: str
+    allowed_values: tuple[str, ...] | None = None
+    line: int | None = None
+    got: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigAnalysis:
+    exists: bool
+    authored: dict[str, Any] = field(default_factory=dict)
+    document: dict[str, Any] = field(default_factory=dict)
+    servers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    missing_env: tuple[tuple[str, str], ...] = ()
+    issues: tuple[IssueView, ...] = ()
+    legacy: tuple[str, ...] = ()
+    newer_version: str | None = None
+
+    @property
+    def valid(self) -> bool:
+        return not self.issues
+
+
+def _value_at(document: Any, path: tuple[str | int, ...]) -> tuple[bool, Any]:
+    value = document
+    for part in path:
+        if isinstance(value, dict) and isinstance(part, str) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and isinstance(part, int) and 0 <= part < len(value):
+            value = value[part]
+        else:
+            return False, None
+    return True, value
+
+
+def _got(issue: Issue, authored: Any, document: Any) -> str | None:
+    if "received" in issue.message or "got:" in issue.message or is_sensitive_path(issue.dotted):
+        return None
+    found, value = _value_at(document, issue.path)
+    found_authored, authored_value = _value_at(authored, issue.path)
+    if not found or not found_authored or authored_value != value:
+        return None
+    if isinstance(value, str | int | float):
+        text = js_dumps(value, None)
+        return text[:157] + "..." if len(text) > 160 else text
+    return None
+
+
+def analyze_config(text: str | None, env: Mapping[str, str]) -> ConfigAnalysis:
+    """Parse, substitute and validate the config text (``None`` = no file)."""
+    if text is None:
+        return ConfigAnalysis(exists=False)
+    try:
+        parsed = parse_json5(text)
+    except Json5Error as exc:
+        parse_issue = IssueView("<root>", "<root>", f"JSON5 parse failed: SyntaxError: {exc.message}")
+        return ConfigAnalysis(exists=True, issues=(parse_issue,))
+    authored = js_order(parsed)
+    substitution = substitute_env(authored, env)
+    document = substitution.value
+    newer = None
+    if isinstance(document, dict):
+        meta = document.get("meta")
+        version = meta.get("lastTouchedVersion") if isinstance(meta, dict) else None
+        if is_newer_version(version):
+            newer = str(version)
+    try:
+        issues = validate_config(document)
+    except ValidatorThrew as exc:
+        thrown = IssueView("<root>", "<root>", f"read failed: {exc.error_name}: {exc.message}")
+        return ConfigAnalysis(exists=True, issues=(thrown,), newer_version=newer)
+    if issues:
+        views: list[IssueView] = []
+        for issue in issues:
+            line = locate_value_line(text, issue.path) if issue.path else None
+            views.append(
+                IssueView(
+                    issue.json_path,
+                    issue.display,
+                    issue.message,
+                    issue.allowed_values,
+                    line,
+                    _got(issue, authored, document) if line is not None else None,
+                )
+            )
+        return ConfigAnalysis(
+            exists=True,
+            authored=authored if isinstance(authored, dict) else {},
+            missing_env=substitution.missing,
+            issues=tuple(views),
+            legacy=tuple(legacy_lines(document)),
+            newer_version=newer,
+        )
+    return ConfigAnalysis(
+        exists=True,
+        authored=authored,
+        document=document,
+        servers=configured_servers(document),
+        missing_env=substitution.missing,
+        newer_version=newer,
+    )

@@ -1,0 +1,203 @@
+"""The registry subcommands: compose the use cases for one CLI process and print their results
+(spec cli-registry §3)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from adapters.collation import UcaCollator
+from adapters.filesystem.config_store import FileConfigStore
+from adapters.filesystem.paths import resolve_config_path, resolve_home, resolve_state_db_path
+from adapters.sqlite import SqliteOAuthStatusReader
+from application.config_service import ConfigService
+from application.errors import CommandError
+from application.registry import ConfigureRequest, Registry, TransportWarnings, not_found_message
+from domain.config_load import ConfigAnalysis
+from domain.status import status_lines
+from entrypoints.cli.argv import Parsed
+from entrypoints.cli.console import Console
+from entrypoints.cli.render import version_skew_lines
+
+__all__ = ["build_registry", "dispatch", "home_dir"]
+
+SCOPE_NOTE = (
+    "Note: this command only shows OpenClaw-managed mcp.servers entries and does not include mcporter "
+    "servers from config/mcporter.json."
+)
+
+
+class _WallClock:
+    def now_ms(self) -> int:
+        return time.time_ns() // 1_000_000
+
+
+def home_dir(env: Mapping[str, str]) -> str:
+    return resolve_home(env)
+
+
+def build_registry(env: Mapping[str, str], console: Console) -> Registry:
+    """The composition root of the registry commands (plain constructors; see module docstring)."""
+    store = FileConfigStore(resolve_config_path(env))
+    config = ConfigService(store, env, _WallClock(), console.err)
+    oauth = SqliteOAuthStatusReader(resolve_state_db_path(env))
+    return Registry(config, oauth, UcaCollator(), TransportWarnings(console.err))
+
+
+Handler = Callable[[Registry, Parsed, Console], Awaitable[int]]
+
+
+async def _load(registry: Registry, console: Console) -> ConfigAnalysis:
+    analysis = await registry.load()
+    if analysis.newer_version is not None:
+        console.err(version_skew_lines(analysis.newer_version))
+    return analysis
+
+
+def _opt(parsed: Parsed, key: str) -> Any:
+    return parsed.options.get(key)
+
+
+async def cmd_list(registry: Registry, parsed: Parsed, console: Console) -> int:
+    analysis = await _load(registry, console)
+    if _opt(parsed, "json"):
+        console.json(analysis.servers)
+        return 0
+    if not analysis.servers:
+        console.out(
+            f"No OpenClaw-managed MCP servers configured in {registry.path}. Add one with openclaw mcp set "
+            f'<name> \'{{"command":"uvx","args":["context7-mcp"]}}\'.\n{SCOPE_NOTE}'
+        )
+        return 0
+    lines = [f"OpenClaw-managed MCP servers ({registry.path}):"]
+    for name, principals in await registry.list_principals(analysis):
+        suffix = ""
+        if principals is not None:
+            suffix = f" ({principals} connected {'principal' if principals == 1 else 'principals'})"
+        lines.append(f"- {name}{suffix}")
+    lines += ["", SCOPE_NOTE]
+    console.out("\n".join(lines))
+    return 0
+
+
+async def cmd_show(registry: Registry, parsed: Parsed, console: Console) -> int:
+    analysis = await _load(registry, console)
+    name = parsed.args.get("name")
+    if name is not None:
+        if name not in analysis.servers:
+            raise CommandError(not_found_message(name, registry.path))
+        document: Any = analysis.servers[name]
+        header = f'OpenClaw-managed MCP server "{name}" ({registry.path}):'
+    else:
+        document = analysis.servers
+        header = f"OpenClaw-managed MCP servers ({registry.path}):"
+    if not _opt(parsed, "json"):
+        console.out(header)
+    console.json(document)
+    return 0
+
+
+async def cmd_status(registry: Registry, parsed: Parsed, console: Console) -> int:
+    analysis = await _load(registry, console)
+    entries = await registry.status(analysis)
+    if _opt(parsed, "json"):
+        console.json({"path": registry.path, "servers": entries})
+        return 0
+    if not entries:
+        console.out(f"No MCP servers configured in {registry.path}.")
+        return 0
+    lines = [f"MCP server status ({registry.path}):"]
+    verbose = bool(_opt(parsed, "verbose"))
+    for entry in entries:
+        lines += status_lines(entry, verbose=verbose)
+    console.out("\n".join(lines))
+    return 0
+
+
+async def cmd_set(registry: Registry, parsed: Parsed, console: Console) -> int:
+    name = parsed.args["name"] or ""
+    await registry.set_server(name, parsed.args["value"] or "")
+    console.out(f'Saved MCP server "{name}" to {registry.path}.')
+    return 0
+
+
+async def cmd_unset(registry: Registry, parsed: Parsed, console: Console) -> int:
+    name = parsed.args["name"] or ""
+    await registry.unset_server(name)
+    console.out(f'Removed MCP server "{name}" from {registry.path}.')
+    return 0
+
+
+async def cmd_tools(registry: Registry, parsed: Parsed, console: Console) -> int:
+    name = parsed.args["name"] or ""
+    await registry.update_tools(name, _opt(parsed, "include"), _opt(parsed, "exclude"), bool(_opt(parsed, "clear")))
+    console.out(f'Updated MCP tool selection for "{name}" in {registry.path}.')
+    return 0
+
+
+_CONFIGURE_FIELDS = (
+    "enable",
+    "disable",
+    "include",
+    "exclude",
+    "clear_tools",
+    "timeout",
+    "connect_timeout",
+    "clear_timeouts",
+    "parallel",
+    "approval",
+    "auth",
+    "clear_auth",
+    "oauth_scope",
+    "oauth_redirect_url",
+    "oauth_client_metadata_url",
+    "ssl_verify",
+    "client_cert",
+    "client_key",
+    "clear_tls",
+)
+
+
+async def cmd_configure(registry: Registry, parsed: Parsed, console: Console) -> int:
+    name = parsed.args["name"] or ""
+    values = {key: parsed.options[key] for key in _CONFIGURE_FIELDS if parsed.options.get(key) is not None}
+    for flag in ("enable", "disable", "clear_tools", "clear_timeouts", "clear_auth", "clear_tls"):
+        values[flag] = bool(values.get(flag))
+    if _opt(parsed, "probe"):
+        raise CommandError("configure --probe needs the client runtime, which this build does not include yet.")
+    removed = await registry.configure(name, ConfigureRequest(**values))
+    if removed:
+        console.out(f'Removed disabled MCP override for "{name}" in {registry.path}.')
+    else:
+        console.out(f'Updated MCP server "{name}" in {registry.path}.')
+    return 0
+
+
+async def cmd_reload(registry: Registry, parsed: Parsed, console: Console) -> int:
+    await _load(registry, console)
+    console.out("Disposed cached MCP runtimes. Active agents use new MCP config on their next runtime build.")
+    return 0
+
+
+async def cmd_not_yet(registry: Registry, parsed: Parsed, console: Console) -> int:
+    await _load(registry, console)
+    raise NotImplementedError(f"openclaw mcp {parsed.command} is not implemented in this build yet.")
+
+
+_HANDLERS: dict[str, Handler] = {
+    "list": cmd_list,
+    "show": cmd_show,
+    "status": cmd_status,
+    "set": cmd_set,
+    "unset": cmd_unset,
+    "tools": cmd_tools,
+    "configure": cmd_configure,
+    "reload": cmd_reload,
+}
+
+
+async def dispatch(parsed: Parsed, env: Mapping[str, str], console: Console) -> int:
+    registry = build_registry(env, console)
+    handler = _HANDLERS.get(parsed.command, cmd_not_yet)
+    return await handler(registry, parsed, console)

@@ -1,0 +1,42 @@
+"""Where the CLI's lines go: stdout and stderr, every text line through the secret redactor
+(spec cli-registry §0.4, §4.4, D4), JSON documents verbatim."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, TextIO
+
+from domain.jsjson import js_dumps
+from domain.redaction import redact_text_line
+
+__all__ = ["Console"]
+
+
+class Console:
+    def __init__(self, stdout: TextIO | None = None, stderr: TextIO | None = None) -> None:
+        self._stdout = stdout or sys.stdout
+        self._stderr = stderr or sys.stderr
+
+    def out(self, text: str) -> None:
+        """Print text lines to stdout, each redacted."""
+        self._stdout.write("".join(redact_text_line(line) + "\n" for line in text.split("\n")))
+
+    def err(self, text: str) -> None:
+        """Print text lines to stderr, each redacted."""
+        self._stderr.write("".join(redact_text_line(line) + "\n" for line in text.split("\n")))
+
+    def json(self, document: Any) -> None:
+        """Print one JSON document (``JSON.stringify(doc, null, 2)``) to stdout, unredacted."""
+        self._stdout.write(js_dumps(document, 2) + "\n")
+
+    def raw_out(self, text: str) -> None:
+        """Print text lines to stdout as they are (help texts)."""
+        self._stdout.write(text + "\n")
+
+    def raw_err(self, text: str) -> None:
+        """Print text lines to stderr as they are (usage errors echo the user's own argv)."""
+        self._stderr.write(text + "\n")
+
+    def flush(self) -> None:
+        self._stdout.flush()
+        self._stderr.flush()

@@ -1,0 +1,136 @@
+"""``openclaw mcp …``: argv → use case → printed result and exit code.
+
+Only this module knows the CLI's streams and exit codes. Commands that do not connect import nothing
+heavy: no MCP SDK, no pydantic, no dependency-injector (the composition here is plain constructor calls;
+the long-running ``serve`` side uses ``entrypoints.containers``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from application.errors import (
+    ApplicationError,
+    CommandError,
+    ConfigReadOnlyError,
+    InvalidConfigError,
+    WriteRejectedError,
+)
+from entrypoints.cli.argv import Parsed, UsageError, parse, render_help
+from entrypoints.cli.console import Console
+from entrypoints.cli.render import (
+    error_envelope,
+    invalid_config_block,
+    invalid_config_envelope,
+    shorten_home,
+    uncaught_frame,
+)
+
+__all__ = ["main", "main_mcp", "run"]
+
+VERSION = "0.1.0"
+
+
+def _debug(argv: Sequence[str], env: Mapping[str, str]) -> bool:
+    flag = env.get("OPENCLAW_DEBUG", "").strip().lower()
+    return flag not in ("", "0", "false", "no", "off") or "--debug" in argv or "--verbose" in argv
+
+
+def run(argv: Sequence[str], env: Mapping[str, str], console: Console) -> int:
+    """Run ``openclaw mcp <argv…>`` and return the exit code."""
+    try:
+        parsed = parse(argv)
+    except UsageError as exc:
+        console.raw_err(exc.text)
+        if exc.json:
+            console.json(error_envelope(exc.text))
+        return 1
+    if not isinstance(parsed, Parsed):
+        console.raw_out(render_help(parsed, env))
+        return 0
+
+    as_json = parsed.json_output
+    from entrypoints.cli import commands  # deferred: keeps `--help` and usage errors instant
+
+    home = commands.home_dir(env)
+    try:
+        import anyio
+
+        return anyio.run(commands.dispatch, parsed, env, console)
+    except InvalidConfigError as exc:
+        shown = shorten_home(exc.path, home)
+        console.err(invalid_config_block(shown, os.path.basename(exc.path), exc.analysis, json_mode=as_json))
+        if as_json:
+            console.json(invalid_config_envelope(shown, exc.analysis))
+        return 1
+    except CommandError as exc:
+        if as_json:
+            console.json(error_envelope(str(exc)))
+        else:
+            console.err(str(exc))
+        return 1
+    except ConfigReadOnlyError as exc:
+        console.err("\n".join(exc.lines))
+        return 1
+    except WriteRejectedError as exc:
+        console.err(str(exc))
+        return _uncaught(str(exc), exc, argv, env, console, as_json)
+    except (ApplicationError, OSError) as exc:
+        return _uncaught(str(exc), exc, argv, env, console, as_json)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # the last line of defence: a frame, never a bare traceback
+        return _uncaught(str(exc) or type(exc).__name__, exc, argv, env, console, as_json)
+
+
+def _uncaught(
+    reason: str,
+    exc: BaseException,
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    console: Console,
+    as_json: bool,
+) -> int:
+    stack = "".join(traceback.format_exception(exc)) if _debug(argv, env) else None
+    console.err(uncaught_frame(reason, stack))
+    if as_json:
+        console.json(error_envelope(reason))
+    return 1
+
+
+def main_mcp(argv: Sequence[str] | None = None) -> int:
+    """Console script ``openclaw-mcp``: the same as ``openclaw mcp``."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    console = Console()
+    try:
+        code = run(args, os.environ, console)
+    finally:
+        console.flush()
+    return code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Console script ``openclaw``: only the ``mcp`` command group is provided."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["mcp"]:
+        return main_mcp(args[1:])
+    if args[:1] in (["--version"], ["-V"]):
+        print(f"openclaw-mcp {VERSION} (OpenClaw 2026.9.6 compatible)")
+        return 0
+    if not args or args[:1] in (["--help"], ["-h"]):
+        print("Usage: openclaw mcp [options] [command]\n\nThis install provides the `mcp` command group.")
+        return 0
+    Console().err(f"openclaw-mcp provides only `openclaw mcp`; unknown command {args[0]!r}.")
+    return 1
+
+
+def _entry(fn: Any) -> None:
+    sys.exit(fn())
+
+
+if __name__ == "__main__":
+    _entry(main)

@@ -1,0 +1,41 @@
+import random
+
+import pyuca
+
+from adapters.collation import UcaCollator
+
+
+def test_orders_names_like_the_reference_list_command() -> None:
+    names = ["b", "A", "a", "_u", "Zed", "été", "10", "2", "with space", "dots.name", "ab"]
+    assert UcaCollator().sort(names) == [
+        "_u",
+        "10",
+        "2",
+        "a",
+        "A",
+        "ab",
+        "b",
+        "dots.name",
+        "été",
+        "with space",
+        "Zed",
+    ]
+
+
+def test_ascii_fast_path_gives_the_same_keys_as_pyuca() -> None:
+    reference = pyuca.Collator()
+    collator = UcaCollator()
+    rng = random.Random(7)
+    alphabet = [chr(c) for c in range(0x20, 0x7F)]
+    for _ in range(3000):
+        name = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        assert collator.key(name) == reference.sort_key(name), name
+
+
+def test_sort_is_stable_for_equal_keys() -> None:
+    collator = UcaCollator()
+    assert collator.sort(["b", "a", "b"]) == ["a", "b", "b"]
+
+
+def test_non_ascii_names_sort_between_ascii_ones() -> None:
+    assert UcaCollator().sort(["z", "日本", "é", "e", "f"]) == ["e", "é", "f", "z", "日本"]
