@@ -18,6 +18,7 @@ from application.errors import (
 )
 from application.ports import Clock, ConfigEdit, ConfigStore
 from domain.config_doc import (
+    COMPAT_VERSION,
     clobber_verdict,
     has_json5_comment,
     mutate_servers,
@@ -67,6 +68,17 @@ def _readonly_lines(env: Mapping[str, str], path: str) -> list[str] | None:
     ]
 
 
+def version_skew_warning(version: str) -> str:
+    return "\n".join(
+        [
+            f"Your OpenClaw config was written by version {version}, but this command is running {COMPAT_VERSION}.",
+            "Check: `openclaw --version`, `which openclaw`, and `openclaw gateway status --deep`.",
+            "If unexpected, update PATH so `openclaw` points to the version you want, or reinstall the Gateway "
+            "service from that same OpenClaw install.",
+        ]
+    )
+
+
 def _iso_stamp(ms: int) -> str:
     moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
     iso = moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
@@ -99,9 +111,15 @@ class ConfigService:
         return analysis
 
     async def load(self) -> ConfigAnalysis:
-        """Read and validate the config; raise ``InvalidConfigError`` when it exists and is invalid."""
+        """Read and validate the config; raise ``InvalidConfigError`` when it exists and is invalid.
+
+        Warns (through ``warn``) about missing env vars and about a config written by a newer version.
+        """
         file = await self._store.read()
-        return self._check(file.text, announce=True)
+        analysis = self._check(file.text, announce=True)
+        if analysis.newer_version is not None:
+            self._warn(version_skew_warning(analysis.newer_version))
+        return analysis
 
     async def commit(self, label: str, change: ServersChange) -> Committed:
         """Apply ``change`` to the authored ``mcp.servers`` map and write the result.

@@ -214,14 +214,8 @@ class Registry:
                 raise CommandError(not_found_message(name, self.path))
             if clear or (includes is None and excludes is None):
                 server.pop("toolFilter", None)
-                return
-            current = server.get("toolFilter")
-            merged = dict(current) if isinstance(current, dict) else {}
-            if includes is not None:
-                merged["include"] = includes
-            if excludes is not None:
-                merged["exclude"] = excludes
-            server["toolFilter"] = merged
+            else:
+                _merge_tool_filter(server, includes, excludes)
 
         await self._config.commit("tool selection update", change)
 
@@ -250,6 +244,17 @@ class Registry:
         return removed
 
 
+def _merge_tool_filter(server: dict[str, Any], includes: list[str] | None, excludes: list[str] | None) -> None:
+    """Per-key merge into the existing ``toolFilter`` (a non-object one is replaced)."""
+    current = server.get("toolFilter")
+    merged = dict(current) if isinstance(current, dict) else {}
+    if includes is not None:
+        merged["include"] = includes
+    if excludes is not None:
+        merged["exclude"] = excludes
+    server["toolFilter"] = merged
+
+
 def _apply_configure(server: dict[str, Any], request: ConfigureRequest) -> dict[str, Any]:
     if request.enable:
         server.pop("enabled", None)
@@ -260,13 +265,7 @@ def _apply_configure(server: dict[str, Any], request: ConfigureRequest) -> dict[
     else:
         includes, excludes = parse_csv(request.include), parse_csv(request.exclude)
         if includes is not None or excludes is not None:
-            current = server.get("toolFilter")
-            merged = dict(current) if isinstance(current, dict) else {}
-            if includes is not None:
-                merged["include"] = includes
-            if excludes is not None:
-                merged["exclude"] = excludes
-            server["toolFilter"] = merged
+            _merge_tool_filter(server, includes, excludes)
     if request.clear_timeouts:
         server.pop("requestTimeoutMs", None)
         server.pop("connectionTimeoutMs", None)

@@ -198,9 +198,19 @@ def serialize_config(document: Any) -> str:
 def clobber_verdict(
     previous_text: str, previous_document: object, next_text: str, parse_ok: bool
 ) -> tuple[int, int] | None:
-    """``(baseline, next)`` byte sizes when the write must be refused as a suspicious size drop."""
+    """``(baseline, next)`` byte sizes when the write must be refused as a suspicious size drop.
+
+    The baseline is the previous config re-serialised with only its ``meta.lastTouchedVersion`` stamped
+    (observed on 2026.9.6), or the raw size when it did not parse as an object.
+    """
     if parse_ok and isinstance(previous_document, dict):
-        baseline = len(serialize_config(prepare_written_document(previous_document, first_write=False)).encode())
+        stamped = copy.deepcopy(previous_document)
+        meta = stamped.get("meta")
+        if not isinstance(meta, dict):
+            stamped.pop("meta", None)
+            meta = stamped["meta"] = {}
+        meta["lastTouchedVersion"] = COMPAT_VERSION
+        baseline = len(serialize_config(stamped).encode())
     else:
         baseline = len(previous_text.encode())
     size = len(next_text.encode())

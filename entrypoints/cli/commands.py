@@ -14,11 +14,9 @@ from adapters.sqlite import SqliteOAuthStatusReader
 from application.config_service import ConfigService
 from application.errors import CommandError
 from application.registry import ConfigureRequest, Registry, TransportWarnings, not_found_message
-from domain.config_load import ConfigAnalysis
 from domain.status import status_lines
 from entrypoints.cli.argv import Parsed
 from entrypoints.cli.console import Console
-from entrypoints.cli.render import version_skew_lines
 
 __all__ = ["build_registry", "dispatch", "home_dir"]
 
@@ -48,19 +46,12 @@ def build_registry(env: Mapping[str, str], console: Console) -> Registry:
 Handler = Callable[[Registry, Parsed, Console], Awaitable[int]]
 
 
-async def _load(registry: Registry, console: Console) -> ConfigAnalysis:
-    analysis = await registry.load()
-    if analysis.newer_version is not None:
-        console.err(version_skew_lines(analysis.newer_version))
-    return analysis
-
-
 def _opt(parsed: Parsed, key: str) -> Any:
     return parsed.options.get(key)
 
 
 async def cmd_list(registry: Registry, parsed: Parsed, console: Console) -> int:
-    analysis = await _load(registry, console)
+    analysis = await registry.load()
     if _opt(parsed, "json"):
         console.json(analysis.servers)
         return 0
@@ -82,7 +73,7 @@ async def cmd_list(registry: Registry, parsed: Parsed, console: Console) -> int:
 
 
 async def cmd_show(registry: Registry, parsed: Parsed, console: Console) -> int:
-    analysis = await _load(registry, console)
+    analysis = await registry.load()
     name = parsed.args.get("name")
     if name is not None:
         if name not in analysis.servers:
@@ -99,7 +90,7 @@ async def cmd_show(registry: Registry, parsed: Parsed, console: Console) -> int:
 
 
 async def cmd_status(registry: Registry, parsed: Parsed, console: Console) -> int:
-    analysis = await _load(registry, console)
+    analysis = await registry.load()
     entries = await registry.status(analysis)
     if _opt(parsed, "json"):
         console.json({"path": registry.path, "servers": entries})
@@ -175,13 +166,13 @@ async def cmd_configure(registry: Registry, parsed: Parsed, console: Console) ->
 
 
 async def cmd_reload(registry: Registry, parsed: Parsed, console: Console) -> int:
-    await _load(registry, console)
+    await registry.load()
     console.out("Disposed cached MCP runtimes. Active agents use new MCP config on their next runtime build.")
     return 0
 
 
 async def cmd_not_yet(registry: Registry, parsed: Parsed, console: Console) -> int:
-    await _load(registry, console)
+    await registry.load()
     raise NotImplementedError(f"openclaw mcp {parsed.command} is not implemented in this build yet.")
 
 

@@ -14,7 +14,6 @@ __all__ = [
     "invalid_config_envelope",
     "shorten_home",
     "uncaught_frame",
-    "version_skew_lines",
 ]
 
 
@@ -73,14 +72,3 @@ def uncaught_frame(reason: str, stack: str | None = None) -> str:
     lines.append("[openclaw] Try: openclaw doctor")
     lines.append("[openclaw] Help: openclaw --help")
     return "\n".join(lines)
-
-
-def version_skew_lines(version: str) -> str:
-    return "\n".join(
-        [
-            f"Your OpenClaw config was written by version {version}, but this command is running {COMPAT_VERSION}.",
-            "Check: `openclaw --version`, `which openclaw`, and `openclaw gateway status --deep`.",
-            "If unexpected, update PATH so `openclaw` points to the version you want, or reinstall the Gateway "
-            "service from that same OpenClaw install.",
-        ]
-    )

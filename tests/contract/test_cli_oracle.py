@@ -1,5 +1,6 @@
-"""The registry CLI against the reference's recorded behaviour: the public differential cases of
-``../shared/oracle/cli`` whose commands need no live MCP server, run with the oracle's own runner."""
+"""The registry CLI against the reference's recorded behaviour, run with the oracle's own runner: the
+public differential cases of ``../shared/oracle/cli`` whose commands need no live MCP server, and this
+project's own cases in ``oracle_cases/`` (recorded from OpenClaw 2026.9.6 with ``run_oracle.py --record``)."""
 
 from __future__ import annotations
 
@@ -16,36 +17,23 @@ OFFLINE = {"list", "show", "status", "set", "unset", "tools", "configure", "relo
 CLI = Path(sys.executable).parent / "openclaw"
 
 
-def _offline_cases() -> list[str]:
-    if not ORACLE.is_dir():
-        return []
-    names = []
-    for path in sorted((ORACLE / "public").glob("*.json")):
-        case = json.loads(path.read_text())
-        if all(step["argv"][0] in OFFLINE for step in case["steps"]):
-            names.append(path.stem)
-    return names
+OWN = Path(__file__).resolve().parent / "oracle_cases"
+
+
+def _offline_cases() -> list[tuple[Path, str]]:
+    cases = []
+    for folder in (ORACLE / "public", OWN):
+        for path in sorted(folder.glob("*.json")):
+            case = json.loads(path.read_text())
+            if all(step["argv"][0] in OFFLINE for step in case["steps"]):
+                cases.append((folder, path.stem))
+    return cases
 
 
 @pytest.mark.skipif(not ORACLE.is_dir(), reason="../shared/oracle is not beside this checkout")
-@pytest.mark.parametrize("case", _offline_cases())
-def test_matches_the_reference_on_oracle_case(case: str) -> None:
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(ORACLE / "run_oracle.py"),
-            "--impl",
-            str(CLI),
-            "--only",
-            case,
-            "--cases",
-            str(ORACLE / "public"),
-            "--max-diff-lines",
-            "80",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+@pytest.mark.parametrize(("folder", "case"), [pytest.param(f, c, id=c) for f, c in _offline_cases()])
+def test_matches_the_reference_on_oracle_case(folder: Path, case: str) -> None:
+    argv = [sys.executable, str(ORACLE / "run_oracle.py"), "--impl", str(CLI), "--only", case]
+    argv += ["--cases", str(folder), "--max-diff-lines", "80"]
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -111,3 +111,14 @@ def test_sensitive_paths_hide_their_values() -> None:
     assert is_sensitive_path("gateway.auth.token")
     assert not is_sensitive_path("agents.defaults.maxTokens")
     assert not is_sensitive_path("mcp.servers.x.url")
+
+
+def test_clobber_baseline_is_the_previous_config_with_only_the_version_stamp() -> None:
+    previous = {
+        "gateway": {"port": 18789},
+        "mcp": {"servers": {"big": {"command": "x", "args": ["a" * 1400]}, "small": {"command": "y"}}},
+    }
+    after = {"gateway": {"port": 18789}, "mcp": {"servers": {"small": {"command": "y"}}}}
+    next_text = serialize_config(prepare_written_document(after, first_write=False))
+    # observed on 2026.9.6: "size-drop:1671->282"
+    assert clobber_verdict(serialize_config(previous), previous, next_text, parse_ok=True) == (1671, 282)

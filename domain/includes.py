@@ -1,0 +1,278 @@
+"""``$include`` directives of the config file: the walk and the merge (spec cli-registry §1.2 item 4, D7).
+
+An object holding a ``"$include"`` key is replaced by the content of the file(s) it names:
+
+* a string names one file; an array of strings names several, whose contents are deep-merged in order
+  (objects merge recursively, arrays concatenate, anything else: the later value wins);
+* other keys next to ``"$include"`` ("siblings") are resolved themselves and deep-merged over the included
+  content, which must then be an object;
+* included files may include further files, relative to their own location, at most 10 levels deep;
+  a file that includes one of its own includers is a cycle.
+
+Deep merges drop the keys ``__proto__``, ``prototype`` and ``constructor`` from every object they copy, as
+the reference's merge does. An object whose content comes straight from one file (no array, no siblings)
+is taken as parsed.
+
+This module does no I/O: an :class:`IncludeLoader` turns a directive into a canonical path and that path
+into parsed data. Every failure is an :class:`IncludeError` carrying the reference's message, which the
+config reader reports as the single invalid-config issue ``<root>: <message>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+__all__ = [
+    "INCLUDE_KEY",
+    "MAX_INCLUDE_DEPTH",
+    "IncludeError",
+    "IncludeLoader",
+    "IncludeResolution",
+    "IncludeSite",
+    "PathPart",
+    "deep_merge",
+    "dotted_path",
+    "has_include_directive",
+    "resolve_includes",
+]
+
+INCLUDE_KEY = "$include"
+MAX_INCLUDE_DEPTH = 10
+_BLOCKED_KEYS = frozenset({"__proto__", "prototype", "constructor"})
+
+PathPart = str | int
+
+
+class IncludeError(Exception):
+    """An include could not be resolved; ``message`` is the reference's text."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class IncludeLoader(Protocol):
+    """Where included files come from. Both methods raise only :class:`IncludeError`."""
+
+    def resolve(self, include_path: str, including_file: str) -> str:
+        """The canonical path of ``include_path`` as written in ``including_file`` (itself a path this
+        loader returned, or the config path): relative paths are taken from the including file's directory.
+
+        Raises ``IncludeError`` when the path is malformed or leaves the permitted directories. The result
+        is compared with the including chain to detect cycles, so equal files must give equal strings.
+        """
+        ...
+
+    def load(self, include_path: str, resolved_path: str) -> Any:
+        """The parsed content (plain JSON data) of the file ``resolve`` returned as ``resolved_path``.
+
+        Raises ``IncludeError`` when it cannot be read, fails the file checks, or does not parse.
+        """
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class IncludeSite:
+    """One resolved ``$include`` directive.
+
+    ``path`` is where the directive sits in the resolved document (``()`` for the root object);
+    ``targets`` the files it named, in order; ``value`` the included content before siblings were merged;
+    ``has_siblings`` whether other keys stood next to the directive.
+    """
+
+    path: tuple[PathPart, ...]
+    targets: tuple[str, ...]
+    value: Any
+    has_siblings: bool
+
+
+@dataclass(frozen=True, slots=True)
+class IncludeResolution:
+    """A document with its includes resolved, and where they were (``sites`` inner directives first)."""
+
+    document: Any
+    sites: tuple[IncludeSite, ...] = ()
+    files: tuple[str, ...] = ()  # every included file, each once, in the order first loaded
+
+    def provided_by_include(self, path: Sequence[PathPart]) -> bool:
+        """Whether an include supplies (all or part of) the value at ``path``: a directive sits at ``path``,
+        or one above it includes content that has a value at the rest of ``path``."""
+        target = tuple(path)
+        for site in self.sites:
+            depth = len(site.path)
+            if target[:depth] == site.path and _has_value(site.value, target[depth:]):
+                return True
+        return False
+
+    def has_directive_within(self, path: Sequence[PathPart]) -> bool:
+        """Whether a directive sits at ``path`` or anywhere below it."""
+        target = tuple(path)
+        return any(site.path[: len(target)] == target for site in self.sites)
+
+    def write_conflict(self, server: str) -> tuple[PathPart, ...] | None:
+        """The first path a change of ``mcp.servers.<server>`` in the authored root document could not
+        express (D7), or ``None`` when writing the root document is faithful.
+
+        In order: ``mcp`` when a directive sits directly at it; ``mcp.servers`` when a directive sits
+        directly at it or any include supplies part of it; ``mcp.servers.<server>`` when an include supplies
+        it or a directive sits anywhere inside it. An include that only supplies other parts of ``mcp``
+        (``mcp.apps`` from a root-level include) is no conflict: the root document still owns the map.
+        """
+        mcp: tuple[PathPart, ...] = ("mcp",)
+        servers: tuple[PathPart, ...] = ("mcp", "servers")
+        entry: tuple[PathPart, ...] = ("mcp", "servers", server)
+        if any(site.path == mcp for site in self.sites):
+            return mcp
+        if self.provided_by_include(servers):
+            return servers
+        if self.provided_by_include(entry) or self.has_directive_within(entry):
+            return entry
+        return None
+
+
+def dotted_path(path: Sequence[PathPart]) -> str:
+    """``path`` joined with dots (``mcp.servers.docs``); the empty path is ``<root>``."""
+    return ".".join(str(part) for part in path) if path else "<root>"
+
+
+def has_include_directive(value: Any) -> bool:
+    """Whether any object in ``value`` has a ``$include`` key."""
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, dict):
+            if INCLUDE_KEY in current:
+                return True
+            stack.extend(current.values())
+        elif isinstance(current, list):
+            stack.extend(current)
+    return False
+
+
+def resolve_includes(document: Any, config_path: str, loader: IncludeLoader) -> IncludeResolution:
+    """Resolve every ``$include`` in ``document``, the parsed config at ``config_path``.
+
+    A document without directives is returned as it is (same object, nothing loaded). Otherwise the result
+    is a new document; objects built by merging are in insertion order, so callers re-key it in JavaScript
+    property order (``js_order``) as they do with parsed text. Raises :class:`IncludeError`.
+    """
+    if not has_include_directive(document):
+        return IncludeResolution(document)
+    walker = _Walker(loader)
+    resolved = walker.process(document, (), (config_path,), 0)
+    return IncludeResolution(resolved, tuple(walker.sites), tuple(walker.files))
+
+
+def deep_merge(base: Any, override: Any) -> Any:
+    """The reference's include merge: objects merge recursively (blocked keys dropped), arrays
+    concatenate, otherwise ``override`` wins. Never mutates its arguments."""
+    if isinstance(base, list) and isinstance(override, list):
+        return [*base, *override]
+    if not isinstance(base, dict) or not isinstance(override, dict):
+        return override
+    merged = _sanitized(base)
+    for key, value in override.items():
+        if key in _BLOCKED_KEYS:
+            continue
+        current = merged.get(key)
+        if isinstance(value, dict):
+            merged[key] = deep_merge(current, value) if isinstance(current, dict) else _sanitized(value)
+        elif isinstance(current, list) and isinstance(value, list):
+            merged[key] = [*current, *value]
+        else:
+            merged[key] = value
+    return merged
+
+
+def _sanitized(value: dict[str, Any]) -> dict[str, Any]:
+    return {
+        key: _sanitized(item) if isinstance(item, dict) else item
+        for key, item in value.items()
+        if key not in _BLOCKED_KEYS
+    }
+
+
+def _has_value(value: Any, path: Sequence[PathPart]) -> bool:
+    current = value
+    for part in path:
+        if isinstance(current, dict) and isinstance(part, str) and part in current:
+            current = current[part]
+        elif isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current):
+            current = current[part]
+        else:
+            return False
+    return True
+
+
+def _js_typeof(value: Any) -> str:
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return "object"
+
+
+class _Walker:
+    """One resolution: the reference's traversal order, so the first failure is the same one."""
+
+    def __init__(self, loader: IncludeLoader) -> None:
+        self._loader = loader
+        self.sites: list[IncludeSite] = []
+        self.files: dict[str, None] = {}
+
+    def process(self, value: Any, path: tuple[PathPart, ...], chain: tuple[str, ...], depth: int) -> Any:
+        if isinstance(value, list):
+            return [self.process(item, (*path, index), chain, depth) for index, item in enumerate(value)]
+        if not isinstance(value, dict):
+            return value
+        if INCLUDE_KEY not in value:
+            return {key: self.process(item, (*path, key), chain, depth) for key, item in value.items()}
+        return self._expand(value, path, chain, depth)
+
+    def _expand(self, holder: dict[str, Any], path: tuple[PathPart, ...], chain: tuple[str, ...], depth: int) -> Any:
+        siblings = [key for key in holder if key != INCLUDE_KEY]
+        included, targets = self._included(holder[INCLUDE_KEY], path, chain, depth)
+        self.sites.append(IncludeSite(path, targets, included, bool(siblings)))
+        if not siblings:
+            return included
+        if not isinstance(included, dict):
+            raise IncludeError("Sibling keys require included content to be an object")
+        rest = {key: self.process(holder[key], (*path, key), chain, depth) for key in siblings}
+        return deep_merge(included, rest)
+
+    def _included(
+        self, directive: Any, path: tuple[PathPart, ...], chain: tuple[str, ...], depth: int
+    ) -> tuple[Any, tuple[str, ...]]:
+        if isinstance(directive, str):
+            value, target = self._load(directive, path, chain, depth)
+            return value, (target,)
+        if isinstance(directive, list):
+            loaded: list[tuple[Any, str]] = []
+            for item in directive:
+                if not isinstance(item, str):
+                    raise IncludeError(f"Invalid $include array item: expected string, got {_js_typeof(item)}")
+                loaded.append(self._load(item, path, chain, depth))
+            merged: Any = {}
+            for value, _ in loaded:
+                merged = deep_merge(merged, value)
+            return merged, tuple(target for _, target in loaded)
+        raise IncludeError(f"Invalid $include value: expected string or array of strings, got {_js_typeof(directive)}")
+
+    def _load(
+        self, include_path: str, path: tuple[PathPart, ...], chain: tuple[str, ...], depth: int
+    ) -> tuple[Any, str]:
+        resolved = self._loader.resolve(include_path, chain[-1])
+        if resolved in chain:
+            raise IncludeError(f"Circular include detected: {' -> '.join((*chain, resolved))}")
+        if depth >= MAX_INCLUDE_DEPTH:
+            raise IncludeError(f"Maximum include depth ({MAX_INCLUDE_DEPTH}) exceeded at: {include_path}")
+        parsed = self._loader.load(include_path, resolved)
+        self.files.setdefault(resolved, None)
+        return self.process(parsed, path, (*chain, resolved), depth + 1), resolved
