@@ -27,7 +27,9 @@ from domain.config_doc import (
     substitute_env,
 )
 from domain.config_load import ConfigAnalysis, analyze_config
-from domain.validation import ValidatorThrew, validate_config
+from domain.includes import IncludeError, resolve_includes
+from domain.jsjson import js_order
+from domain.validation import Issue, ValidatorThrew, validate_config
 
 __all__ = ["Committed", "ConfigService", "Warn"]
 
@@ -99,7 +101,7 @@ class ConfigService:
         return self._store.path
 
     def _check(self, text: str | None, *, announce: bool) -> ConfigAnalysis:
-        analysis = analyze_config(text, self._env)
+        analysis = analyze_config(text, self._env, self._store.include_loader(), self.path)
         if announce and analysis.missing_env:
             joined = "; ".join(
                 f'{path}: Missing env var "{name}" - feature using this value will be unavailable'
@@ -121,11 +123,13 @@ class ConfigService:
             self._warn(version_skew_warning(analysis.newer_version))
         return analysis
 
-    async def commit(self, label: str, change: ServersChange) -> Committed:
+    async def commit(self, label: str, server: str, change: ServersChange) -> Committed:
         """Apply ``change`` to the authored ``mcp.servers`` map and write the result.
 
         The whole read → change → validate → write runs under the store's write lock, so concurrent
         writers never lose updates. ``change`` may raise ``CommandError`` to abort without writing.
+        ``server`` names the entry the change is about: when it, ``mcp.servers`` or ``mcp`` comes from an
+        ``$include`` file the change is refused (no write-through into include files, spec D7).
         """
         lines = _readonly_lines(self._env, self.path)
         if lines is not None:
@@ -133,11 +137,13 @@ class ConfigService:
         async with self._store.edit() as edit:
             current = edit.current
             analysis = self._check(current.text, announce=False)
+            if analysis.includes is not None:
+                conflict = analysis.includes.write_conflict(server)
+                if conflict is not None:
+                    where = ".".join(str(part) for part in conflict)
+                    raise ApplicationError(f"Config include write-through is not supported for {where}.")
             after = mutate_servers(analysis.authored, change)
-            try:
-                issues = validate_config(substitute_env(after, self._env).value)
-            except ValidatorThrew as exc:
-                raise ApplicationError(exc.message) from exc
+            issues = self._validate(after)
             if issues:
                 first = issues[0]
                 raise CommandError(f"Config invalid after MCP {label} ({first.dotted}: {first.message}).")
@@ -150,6 +156,20 @@ class ConfigService:
                     self._warn(f"Config write will strip JSON5 comments from {self.path}.")
             await edit.replace(text)
         return Committed(analysis.authored, after)
+
+    def _validate(self, document: dict[str, Any]) -> list[Issue]:
+        """Validate a would-be config as the reader will see it (includes merged, env substituted)."""
+        merged: Any = document
+        try:
+            resolution = resolve_includes(document, self.path, self._store.include_loader())
+        except IncludeError as exc:
+            raise ApplicationError(exc.message) from exc
+        if resolution.sites:
+            merged = js_order(resolution.document)
+        try:
+            return validate_config(substitute_env(merged, self._env).value)
+        except ValidatorThrew as exc:
+            raise ApplicationError(exc.message) from exc
 
     async def _reject(self, edit: ConfigEdit, text: str, verdict: tuple[int, int]) -> None:
         baseline, size = verdict

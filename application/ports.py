@@ -11,6 +11,8 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
+from domain.includes import IncludeLoader
+
 __all__ = [
     "Clock",
     "Collator",
@@ -68,6 +70,11 @@ class ConfigStore(Protocol):
 
         Raises ``ConfigStoreError`` for any other read failure (permissions, a directory in the way, …).
         """
+        ...
+
+    def include_loader(self) -> IncludeLoader:
+        """Where the config's ``$include`` files come from (confined to the config directory and the
+        configured include roots). Its methods raise only ``IncludeError``."""
         ...
 
     def edit(self) -> AbstractAsyncContextManager[ConfigEdit]:

@@ -179,7 +179,7 @@ class Registry:
                 return
             servers[key] = canonicalize_server(value)
 
-        await self._config.commit("set", change)
+        await self._config.commit("set", key, change)
 
     async def unset_server(self, name: str) -> None:
         await self._config.load()
@@ -192,7 +192,7 @@ class Registry:
                 raise CommandError(not_found_message(name, self.path))
             del servers[key]
 
-        await self._config.commit("unset", change)
+        await self._config.commit("unset", key, change)
 
     async def update_tools(self, name: str, include: str | None, exclude: str | None, clear: bool) -> None:
         await self._config.load()
@@ -217,7 +217,7 @@ class Registry:
             else:
                 _merge_tool_filter(server, includes, excludes)
 
-        await self._config.commit("tool selection update", change)
+        await self._config.commit("tool selection update", key, change)
 
     async def configure(self, name: str, request: ConfigureRequest) -> bool:
         """Apply operator controls; returns True when a bare disabled override was removed instead."""
@@ -240,7 +240,7 @@ class Registry:
                 return
             servers[name] = canonicalize_server(updated)
 
-        await self._config.commit("configure", change)
+        await self._config.commit("configure", name, change)
         return removed
 
 

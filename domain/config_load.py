@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.config_doc import configured_servers, is_newer_version, is_sensitive_path, substitute_env
+from domain.includes import IncludeError, IncludeLoader, IncludeResolution, resolve_includes
 from domain.jsjson import js_dumps, js_order
 from domain.json5 import Json5Error, locate_value_line, parse_json5
 from domain.validation import Issue, ValidatorThrew, legacy_lines, validate_config
@@ -37,6 +38,7 @@ class ConfigAnalysis:
     issues: tuple[IssueView, ...] = ()
     legacy: tuple[str, ...] = ()
     newer_version: str | None = None
+    includes: IncludeResolution | None = None
 
     @property
     def valid(self) -> bool:
@@ -68,8 +70,17 @@ def _got(issue: Issue, authored: Any, document: Any) -> str | None:
     return None
 
 
-def analyze_config(text: str | None, env: Mapping[str, str]) -> ConfigAnalysis:
-    """Parse, substitute and validate the config text (``None`` = no file)."""
+def _newer_version(document: Any) -> str | None:
+    meta = document.get("meta") if isinstance(document, dict) else None
+    version = meta.get("lastTouchedVersion") if isinstance(meta, dict) else None
+    return str(version) if is_newer_version(version) else None
+
+
+def analyze_config(
+    text: str | None, env: Mapping[str, str], includes: IncludeLoader | None = None, config_path: str = ""
+) -> ConfigAnalysis:
+    """Parse, resolve ``$include`` directives (through ``includes``), substitute env references and
+    validate the config text (``None`` = no file)."""
     if text is None:
         return ConfigAnalysis(exists=False)
     try:
@@ -78,14 +89,19 @@ def analyze_config(text: str | None, env: Mapping[str, str]) -> ConfigAnalysis:
         parse_issue = IssueView("<root>", "<root>", f"JSON5 parse failed: SyntaxError: {exc.message}")
         return ConfigAnalysis(exists=True, issues=(parse_issue,))
     authored = js_order(parsed)
-    substitution = substitute_env(authored, env)
+    resolution: IncludeResolution | None = None
+    merged = authored
+    if includes is not None:
+        try:
+            resolution = resolve_includes(authored, config_path, includes)
+        except IncludeError as exc:
+            failed = IssueView("<root>", "<root>", exc.message)
+            return ConfigAnalysis(exists=True, issues=(failed,), newer_version=_newer_version(authored))
+        if resolution.sites:
+            merged = js_order(resolution.document)
+    substitution = substitute_env(merged, env)
     document = substitution.value
-    newer = None
-    if isinstance(document, dict):
-        meta = document.get("meta")
-        version = meta.get("lastTouchedVersion") if isinstance(meta, dict) else None
-        if is_newer_version(version):
-            newer = str(version)
+    newer = _newer_version(document)
     try:
         issues = validate_config(document)
     except ValidatorThrew as exc:
@@ -102,7 +118,7 @@ def analyze_config(text: str | None, env: Mapping[str, str]) -> ConfigAnalysis:
                     issue.message,
                     issue.allowed_values,
                     line,
-                    _got(issue, authored, document) if line is not None else None,
+                    _got(issue, merged, document) if line is not None else None,
                 )
             )
         return ConfigAnalysis(
@@ -120,4 +136,5 @@ def analyze_config(text: str | None, env: Mapping[str, str]) -> ConfigAnalysis:
         servers=configured_servers(document),
         missing_env=substitution.missing,
         newer_version=newer,
+        includes=resolution,
     )

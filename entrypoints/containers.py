@@ -27,14 +27,14 @@ class WallClock:
 
 
 class Container(containers.DeclarativeContainer):
-    """Fill ``config`` with ``config_path``, ``state_db_path`` and ``env`` (a mapping), and override
+    """Fill ``config`` with ``config_path``, ``state_db_path``, ``include_roots`` and ``env`` (a mapping), and override
     ``warn`` with the sink for warning lines."""
 
     config = providers.Configuration()
     warn = providers.Object(print)
     clock = providers.Singleton(WallClock)
     collator = providers.Singleton(UcaCollator)
-    config_store = providers.Singleton(FileConfigStore, config.config_path)
+    config_store = providers.Singleton(FileConfigStore, config.config_path, include_roots=config.include_roots)
     oauth_status = providers.Singleton(SqliteOAuthStatusReader, config.state_db_path)
     config_service = providers.Factory(ConfigService, store=config_store, env=config.env, clock=clock, warn=warn)
     transport_warnings = providers.Singleton(TransportWarnings, warn)

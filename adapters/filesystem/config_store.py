@@ -25,13 +25,14 @@ import random
 import re
 import stat
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
 import anyio
 
 from adapters.filesystem._lock import LockPolicy, SidecarLock, acquire_sidecar_lock, pid_definitely_dead
+from adapters.filesystem.includes import FileIncludeLoader
 from application.errors import ConfigStoreError
 from application.ports import ConfigEdit, ConfigFile, ConfigStore
 
@@ -285,8 +286,10 @@ class FileConfigStore:
         lock_factor: float = 1.2,
         lock_stale_after: float = 30.0,
         rng: random.Random | None = None,
+        include_roots: Sequence[str] = (),
     ) -> None:
         self._path = os.path.abspath(path)
+        self._include_roots = tuple(include_roots)
         self._policy = LockPolicy(
             retries=lock_retries,
             min_delay=lock_min_delay,
@@ -333,6 +336,10 @@ class FileConfigStore:
     async def read(self) -> ConfigFile:
         raw = self._read_raw()
         return ConfigFile(self._path, None if raw is None else _decode(raw))
+
+    def include_loader(self) -> FileIncludeLoader:
+        """Loads ``$include`` files relative to the config, confined to its directory and ``include_roots``."""
+        return FileIncludeLoader(self._path, self._include_roots)
 
     @asynccontextmanager
     async def edit(self) -> AsyncIterator[ConfigEdit]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from adapters.memory.includes import InMemoryIncludeLoader
 from application.errors import ConfigStoreError
 from application.ports import ConfigEdit, ConfigFile, ConfigStore
 
@@ -57,9 +58,12 @@ class _MemoryConfigEdit:
 class InMemoryConfigStore:
     """A config "file" at ``path`` whose content is ``text`` (``None``: absent)."""
 
-    def __init__(self, path: str = "/memory/openclaw.json", text: str | None = None) -> None:
+    def __init__(
+        self, path: str = "/memory/openclaw.json", text: str | None = None, files: dict[str, str] | None = None
+    ) -> None:
         self._path = path
         self.text = text
+        self.files: dict[str, str] = files if files is not None else {}  # ``$include`` files by absolute path
         self.backups: list[str] = []
         self.rejected: dict[str, str] = {}
         self._lock = anyio.Lock()
@@ -77,6 +81,9 @@ class InMemoryConfigStore:
 
     async def read(self) -> ConfigFile:
         return ConfigFile(self._path, self.text)
+
+    def include_loader(self) -> InMemoryIncludeLoader:
+        return InMemoryIncludeLoader(self._path, self.files)
 
     @asynccontextmanager
     async def edit(self) -> AsyncIterator[ConfigEdit]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from adapters.collation import UcaCollator
 from adapters.filesystem.config_store import FileConfigStore
+from adapters.filesystem.includes import include_roots
 from adapters.filesystem.paths import resolve_config_path, resolve_home, resolve_state_db_path
 from adapters.sqlite import SqliteOAuthStatusReader
 from application.config_service import ConfigService
@@ -37,7 +38,7 @@ def home_dir(env: Mapping[str, str]) -> str:
 
 def build_registry(env: Mapping[str, str], console: Console) -> Registry:
     """The composition root of the registry commands (plain constructors; see module docstring)."""
-    store = FileConfigStore(resolve_config_path(env))
+    store = FileConfigStore(resolve_config_path(env), include_roots=include_roots(env))
     config = ConfigService(store, env, _WallClock(), console.err)
     oauth = SqliteOAuthStatusReader(resolve_state_db_path(env))
     return Registry(config, oauth, UcaCollator(), TransportWarnings(console.err))

@@ -81,7 +81,7 @@ async def assert_free(store: LeaseStore, *, scope: str = "test:scope", key: str 
         assert not lease.lost
 
 
-async def test_a_held_lease_excludes_every_other_holder(lease_store_factory: LeaseStoreFactory, tmp_path: Path):
+async def test_a_held_lease_excludes_every_other_holder(lease_store_factory: LeaseStoreFactory, tmp_path: Path) -> None:
     clock = FrozenClock()
     async with lease_store_factory(tmp_path) as make_store:
         first, second = make_store(clock), make_store(clock)
@@ -102,7 +102,7 @@ async def test_a_held_lease_excludes_every_other_holder(lease_store_factory: Lea
 
 async def test_the_wait_budget_running_out_raises_lease_held_naming_the_holder_and_its_epoch(
     lease_store_factory: LeaseStoreFactory, tmp_path: Path
-):
+) -> None:
     clock = FrozenClock()
     async with lease_store_factory(tmp_path) as make_store:
         holder, waiter = make_store(clock), make_store(clock)
@@ -136,7 +136,7 @@ async def test_the_wait_budget_running_out_raises_lease_held_naming_the_holder_a
 
 async def test_a_waiting_holder_acquires_once_the_lease_is_released(
     lease_store_factory: LeaseStoreFactory, tmp_path: Path
-):
+) -> None:
     events: list[str] = []
     async with lease_store_factory(tmp_path) as make_store:
         first, second = make_store(None), make_store(None)
@@ -158,7 +158,9 @@ async def test_a_waiting_holder_acquires_once_the_lease_is_released(
     assert events == ["first acquired", "first releasing", "second acquired"]
 
 
-async def test_distinct_keys_and_scopes_are_independent_leases(lease_store_factory: LeaseStoreFactory, tmp_path: Path):
+async def test_distinct_keys_and_scopes_are_independent_leases(
+    lease_store_factory: LeaseStoreFactory, tmp_path: Path
+) -> None:
     async with lease_store_factory(tmp_path) as make_store:
         first, second = make_store(None), make_store(None)
         with anyio.fail_after(5):
@@ -168,7 +170,7 @@ async def test_distinct_keys_and_scopes_are_independent_leases(lease_store_facto
                 await assert_held_by(second, lease.owner)
 
 
-async def test_every_acquisition_gets_a_fresh_owner(lease_store_factory: LeaseStoreFactory, tmp_path: Path):
+async def test_every_acquisition_gets_a_fresh_owner(lease_store_factory: LeaseStoreFactory, tmp_path: Path) -> None:
     async with lease_store_factory(tmp_path) as make_store:
         store = make_store(None)
         with anyio.fail_after(5):
@@ -179,7 +181,7 @@ async def test_every_acquisition_gets_a_fresh_owner(lease_store_factory: LeaseSt
     assert one.owner != two.owner
 
 
-async def test_an_expired_lease_is_taken_over_at_once(lease_store_factory: LeaseStoreFactory, tmp_path: Path):
+async def test_an_expired_lease_is_taken_over_at_once(lease_store_factory: LeaseStoreFactory, tmp_path: Path) -> None:
     async with lease_store_factory(tmp_path) as make_store:
         # The stale holder's rows expired ten minutes ago as far as everyone else is concerned.
         stale, fresh = make_store(SkewedClock(-600_000)), make_store(None)
@@ -193,7 +195,7 @@ async def test_an_expired_lease_is_taken_over_at_once(lease_store_factory: Lease
 
 async def test_a_holder_whose_row_was_taken_over_loses_the_lease_and_check_raises(
     lease_store_factory: LeaseStoreFactory, tmp_path: Path
-):
+) -> None:
     async with lease_store_factory(tmp_path) as make_store:
         stale, fresh = make_store(SkewedClock(-600_000)), make_store(None)
         with anyio.fail_after(5):
@@ -211,7 +213,7 @@ async def test_a_holder_whose_row_was_taken_over_loses_the_lease_and_check_raise
     assert isinstance(caught.value, LeaseError)
 
 
-async def test_release_deletes_only_our_own_row(lease_store_factory: LeaseStoreFactory, tmp_path: Path):
+async def test_release_deletes_only_our_own_row(lease_store_factory: LeaseStoreFactory, tmp_path: Path) -> None:
     async with lease_store_factory(tmp_path) as make_store:
         stale, fresh, third = make_store(SkewedClock(-600_000)), make_store(None), make_store(None)
         with anyio.fail_after(5):
@@ -238,7 +240,7 @@ async def hold_until_told(
 
 async def test_an_exception_in_the_block_propagates_unchanged_and_releases(
     lease_store_factory: LeaseStoreFactory, tmp_path: Path
-):
+) -> None:
     async with lease_store_factory(tmp_path) as make_store:
         first, second = make_store(None), make_store(None)
         with anyio.fail_after(5):
@@ -248,7 +250,9 @@ async def test_an_exception_in_the_block_propagates_unchanged_and_releases(
             await assert_free(second)
 
 
-async def test_cancellation_inside_the_block_releases_the_lease(lease_store_factory: LeaseStoreFactory, tmp_path: Path):
+async def test_cancellation_inside_the_block_releases_the_lease(
+    lease_store_factory: LeaseStoreFactory, tmp_path: Path
+) -> None:
     async with lease_store_factory(tmp_path) as make_store:
         first, second = make_store(None), make_store(None)
         acquired = anyio.Event()
@@ -268,7 +272,7 @@ async def test_cancellation_inside_the_block_releases_the_lease(lease_store_fact
 
 async def test_cancelling_a_waiting_acquisition_leaves_the_holder_alone_and_no_row_behind(
     lease_store_factory: LeaseStoreFactory, tmp_path: Path
-):
+) -> None:
     async with lease_store_factory(tmp_path) as make_store:
         first, second, third = make_store(None), make_store(None), make_store(None)
         with anyio.fail_after(5):
@@ -284,7 +288,7 @@ async def test_cancelling_a_waiting_acquisition_leaves_the_holder_alone_and_no_r
 
 async def test_setting_the_abort_event_stops_a_waiting_acquisition(
     lease_store_factory: LeaseStoreFactory, tmp_path: Path
-):
+) -> None:
     async with lease_store_factory(tmp_path) as make_store:
         first, second = make_store(None), make_store(None)
         abort = anyio.Event()
@@ -308,7 +312,7 @@ async def _set_later(event: anyio.Event, delay: float) -> None:
 
 async def test_the_heartbeat_keeps_a_hold_longer_than_its_duration_alive(
     lease_store_factory: LeaseStoreFactory, tmp_path: Path
-):
+) -> None:
     async with lease_store_factory(tmp_path) as make_store:
         holder, other = make_store(None), make_store(None)
         with anyio.fail_after(5):
@@ -322,7 +326,9 @@ async def test_the_heartbeat_keeps_a_hold_longer_than_its_duration_alive(
             await assert_free(other)
 
 
-async def test_a_lease_is_lost_once_its_block_has_exited(lease_store_factory: LeaseStoreFactory, tmp_path: Path):
+async def test_a_lease_is_lost_once_its_block_has_exited(
+    lease_store_factory: LeaseStoreFactory, tmp_path: Path
+) -> None:
     async with lease_store_factory(tmp_path) as make_store:
         store = make_store(None)
         with anyio.fail_after(5):
@@ -340,7 +346,7 @@ async def test_a_lease_is_lost_once_its_block_has_exited(lease_store_factory: Le
 )
 async def test_invalid_lease_parameters_are_refused_before_touching_the_store(
     lease_store_factory: LeaseStoreFactory, tmp_path: Path, scope: str, key: str, duration_ms: int, wait_ms: int
-):
+) -> None:
     async with lease_store_factory(tmp_path) as make_store:
         with pytest.raises(ValueError, match="must be"):
             make_store(None).hold(scope, key, duration_ms=duration_ms, wait_ms=wait_ms)

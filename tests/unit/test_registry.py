@@ -12,7 +12,13 @@ from adapters.collation import UcaCollator
 from adapters.memory import InMemoryConfigStore
 from adapters.memory.oauth_status import InMemoryOAuthStatusReader
 from application.config_service import ConfigService
-from application.errors import CommandError, ConfigReadOnlyError, InvalidConfigError, WriteRejectedError
+from application.errors import (
+    ApplicationError,
+    CommandError,
+    ConfigReadOnlyError,
+    InvalidConfigError,
+    WriteRejectedError,
+)
 from application.registry import ConfigureRequest, Registry, TransportWarnings
 from domain.names import operator_store_key
 
@@ -212,3 +218,51 @@ async def test_json5_comments_are_announced_when_a_write_drops_them() -> None:
         await h.registry.set_server("b", '{"command":"y"}')
     assert h.warnings == ["Config write will strip JSON5 comments from /memory/openclaw.json."]
     assert list(h.servers()) == ["a", "b"]
+
+
+def _with_includes(root: str, files: dict[str, str]) -> Harness:
+    h = Harness(text=root)
+    h.store.files.update(files)
+    return h
+
+
+async def test_servers_from_an_include_file_are_listed() -> None:
+    h = _with_includes(
+        '{"mcp": {"$include": "./mcp.json5"}}', {"/memory/mcp.json5": "{servers: {inc: {command: 'x'}}}"}
+    )
+    with anyio.fail_after(5):
+        analysis = await h.registry.load()
+    assert analysis.servers == {"inc": {"command": "x"}}
+
+
+async def test_a_change_to_included_servers_is_refused_without_writing() -> None:
+    root = '{"mcp": {"servers": {"$include": "./servers.json"}}}'
+    h = _with_includes(root, {"/memory/servers.json": '{"docs": {"command": "x"}}'})
+    with (
+        anyio.fail_after(5),
+        pytest.raises(ApplicationError, match=r"^Config include write-through is not supported for mcp\.servers\.$"),
+    ):
+        await h.registry.set_server("new", '{"command":"y"}')
+    assert h.store.text == root
+
+
+async def test_an_unrelated_top_level_include_survives_a_write_verbatim() -> None:
+    h = _with_includes(
+        '{"$include": "./gw.json5", "mcp": {"servers": {}}}', {"/memory/gw.json5": "{gateway: {port: 1}}"}
+    )
+    with anyio.fail_after(5):
+        await h.registry.set_server("b", '{"command":"y"}')
+    assert h.document["$include"] == "./gw.json5"
+    assert "gateway" not in h.document
+    assert list(h.servers()) == ["b"]
+
+
+async def test_a_broken_include_makes_the_config_invalid() -> None:
+    h = _with_includes('{"$include": "./missing.json"}', {})
+    with anyio.fail_after(5), pytest.raises(InvalidConfigError) as caught:
+        await h.registry.load()
+    [issue] = caught.value.analysis.issues
+    assert (issue.path, issue.message) == (
+        "<root>",
+        "Failed to read include file: ./missing.json (resolved: /memory/missing.json)",
+    )

@@ -102,7 +102,7 @@ def db(tmp_path: Path) -> Path:
 # --- The database --------------------------------------------------------------------------------------
 
 
-async def test_the_first_lease_creates_the_database_owner_only_in_wal_mode(db: Path):
+async def test_the_first_lease_creates_the_database_owner_only_in_wal_mode(db: Path) -> None:
     with anyio.fail_after(5):
         async with SqliteLeaseStore(db).hold("core:mcp-oauth", "docs-1", duration_ms=60_000, wait_ms=0):
             assert mode(db.parent) == 0o700
@@ -113,7 +113,7 @@ async def test_the_first_lease_creates_the_database_owner_only_in_wal_mode(db: P
         assert conn.execute("PRAGMA user_version").fetchone() == (0,)
 
 
-async def test_the_database_holds_only_state_leases_with_the_reference_definitions(db: Path):
+async def test_the_database_holds_only_state_leases_with_the_reference_definitions(db: Path) -> None:
     with anyio.fail_after(5):
         async with SqliteLeaseStore(db).hold("core:mcp-oauth", "docs-1", duration_ms=60_000, wait_ms=0):
             pass
@@ -122,14 +122,14 @@ async def test_the_database_holds_only_state_leases_with_the_reference_definitio
     }
 
 
-async def test_the_oauth_table_definitions_match_the_reference(db: Path):
+async def test_the_oauth_table_definitions_match_the_reference(db: Path) -> None:
     ensure_state_db(db, MCP_OAUTH_STORES_SCHEMA + MCP_OAUTH_PENDING_AUTHORIZATIONS_SCHEMA).close()
     assert schema_sql(db) == {
         name: REFERENCE_SQL[name] for name in ("mcp_oauth_stores", "mcp_oauth_pending_authorizations")
     }
 
 
-async def test_an_existing_reference_database_keeps_its_schema_meta_and_user_version(db: Path):
+async def test_an_existing_reference_database_keeps_its_schema_meta_and_user_version(db: Path) -> None:
     db.parent.mkdir(parents=True)
     with sqlite3.connect(db) as conn:
         conn.execute("PRAGMA journal_mode = WAL")
@@ -144,7 +144,7 @@ async def test_an_existing_reference_database_keeps_its_schema_meta_and_user_ver
         assert conn.execute("SELECT * FROM schema_meta").fetchall() == [("primary", 18)]
 
 
-async def test_a_held_lease_is_one_row_with_the_reference_columns_and_release_deletes_it(db: Path):
+async def test_a_held_lease_is_one_row_with_the_reference_columns_and_release_deletes_it(db: Path) -> None:
     store = SqliteLeaseStore(db, clock=FrozenClock())
     with anyio.fail_after(5):
         async with store.hold("core:mcp-oauth", "docs-1", duration_ms=60_000, wait_ms=0) as lease:
@@ -155,7 +155,7 @@ async def test_a_held_lease_is_one_row_with_the_reference_columns_and_release_de
 # --- Other holders -------------------------------------------------------------------------------------
 
 
-async def test_a_foreign_live_row_blocks_us_and_the_error_names_its_owner_and_epoch(db: Path):
+async def test_a_foreign_live_row_blocks_us_and_the_error_names_its_owner_and_epoch(db: Path) -> None:
     insert_row(db, "their-owner", created_at=NOW - 5_000, expires_at=NOW + 55_000)
     store = SqliteLeaseStore(db, clock=FrozenClock())
     with anyio.fail_after(5), pytest.raises(LeaseHeld) as caught:
@@ -167,7 +167,7 @@ async def test_a_foreign_live_row_blocks_us_and_the_error_names_its_owner_and_ep
     ]
 
 
-async def test_a_foreign_expired_row_is_replaced_by_ours(db: Path):
+async def test_a_foreign_expired_row_is_replaced_by_ours(db: Path) -> None:
     insert_row(db, "dead-owner", created_at=NOW - 70_000, expires_at=NOW)
     store = SqliteLeaseStore(db, clock=FrozenClock())
     with anyio.fail_after(5):
@@ -192,7 +192,7 @@ HOLDER = textwrap.dedent(
 )
 
 
-async def test_a_lease_held_by_another_process_blocks_us_until_it_releases(db: Path):
+async def test_a_lease_held_by_another_process_blocks_us_until_it_releases(db: Path) -> None:
     with subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(db)],
         cwd=MAIN,
@@ -221,7 +221,7 @@ async def test_a_lease_held_by_another_process_blocks_us_until_it_releases(db: P
 # --- Storage failures ----------------------------------------------------------------------------------
 
 
-async def test_a_locked_database_fails_at_once_as_store_unavailable_sqlite_busy(db: Path):
+async def test_a_locked_database_fails_at_once_as_store_unavailable_sqlite_busy(db: Path) -> None:
     ensure_state_db(db, ()).close()
     blocker = sqlite3.connect(db, isolation_level=None)
     blocker.execute("BEGIN IMMEDIATE")
@@ -238,7 +238,7 @@ async def test_a_locked_database_fails_at_once_as_store_unavailable_sqlite_busy(
     assert isinstance(caught.value.__cause__, sqlite3.OperationalError)
 
 
-async def test_a_file_that_is_not_a_database_fails_as_store_unavailable_storage_error(db: Path):
+async def test_a_file_that_is_not_a_database_fails_as_store_unavailable_storage_error(db: Path) -> None:
     db.parent.mkdir(parents=True)
     db.write_bytes(b"this is not an SQLite database, not even close" * 100)
     with anyio.fail_after(5), pytest.raises(LeaseUnavailable) as caught:
@@ -252,7 +252,7 @@ async def test_a_file_that_is_not_a_database_fails_as_store_unavailable_storage_
     assert isinstance(caught.value.__cause__, sqlite3.DatabaseError)
 
 
-async def test_an_unusable_state_directory_fails_as_store_unavailable_storage_error(tmp_path: Path):
+async def test_an_unusable_state_directory_fails_as_store_unavailable_storage_error(tmp_path: Path) -> None:
     (tmp_path / "state").write_text("a file where the directory should be")
     with anyio.fail_after(5), pytest.raises(LeaseUnavailable, match=r"\(storage-error\)$") as caught:
         async with SqliteLeaseStore(tmp_path / "state" / "openclaw.sqlite").hold(
@@ -265,7 +265,7 @@ async def test_an_unusable_state_directory_fails_as_store_unavailable_storage_er
 # --- The writers' ownership check ----------------------------------------------------------------------
 
 
-async def test_the_ownership_check_passes_for_our_live_row_and_raises_lease_lost_otherwise(db: Path):
+async def test_the_ownership_check_passes_for_our_live_row_and_raises_lease_lost_otherwise(db: Path) -> None:
     store = SqliteLeaseStore(db, clock=FrozenClock())
     with anyio.fail_after(5):
         async with store.hold("core:mcp-oauth", "docs-1", duration_ms=60_000, wait_ms=0) as lease:
@@ -291,7 +291,7 @@ async def test_the_ownership_check_passes_for_our_live_row_and_raises_lease_lost
 )
 async def test_the_heartbeat_interval_is_a_third_of_the_duration_between_250_ms_and_30_s(
     duration_ms: int, interval_ms: int
-):
+) -> None:
     assert heartbeat_interval_ms(duration_ms) == interval_ms
 
 
@@ -314,11 +314,11 @@ async def test_the_heartbeat_interval_is_a_third_of_the_duration_between_250_ms_
 )
 async def test_the_retry_back_off_grows_by_half_with_up_to_a_quarter_of_jitter_capped_at_250_ms(
     attempt: int, fraction: float, pause_ms: int
-):
+) -> None:
     assert retry_backoff_ms(attempt, fraction) == pause_ms
 
 
-async def test_the_two_mcp_leases_use_the_reference_parameters():
+async def test_the_two_mcp_leases_use_the_reference_parameters() -> None:
     assert (MCP_OAUTH_LEASE.scope, MCP_OAUTH_LEASE.duration_ms, MCP_OAUTH_LEASE.wait_ms, MCP_OAUTH_LEASE.label) == (
         "core:mcp-oauth",
         60_000,
@@ -333,7 +333,7 @@ async def test_the_two_mcp_leases_use_the_reference_parameters():
     ) == ("core:claw-mcp-lifecycle", 300_000, 600_000, "Claw MCP lifecycle lease")
 
 
-async def test_ensure_state_db_leaves_an_existing_directory_and_file_owner_only(tmp_path: Path):
+async def test_ensure_state_db_leaves_an_existing_directory_and_file_owner_only(tmp_path: Path) -> None:
     db = tmp_path / "state" / "openclaw.sqlite"
     db.parent.mkdir(mode=0o755)
     os.chmod(db.parent, 0o755)
