@@ -16,7 +16,7 @@ from application.errors import (
     InvalidConfigError,
     WriteRejectedError,
 )
-from application.ports import Clock, ConfigEdit, ConfigStore
+from application.ports import Clock, ConfigEdit, ConfigStore, ServerRefs
 from domain.config_doc import (
     COMPAT_VERSION,
     clobber_verdict,
@@ -90,8 +90,11 @@ def _iso_stamp(ms: int) -> str:
 class ConfigService:
     """The config file as the registry commands see it."""
 
-    def __init__(self, store: ConfigStore, env: Mapping[str, str], clock: Clock, warn: Warn) -> None:
+    def __init__(
+        self, store: ConfigStore, env: Mapping[str, str], clock: Clock, warn: Warn, refs: ServerRefs | None = None
+    ) -> None:
         self._store = store
+        self._refs = refs
         self._env = env
         self._clock = clock
         self._warn = warn
@@ -155,6 +158,8 @@ class ConfigService:
                 if has_json5_comment(current.text):
                     self._warn(f"Config write will strip JSON5 comments from {self.path}.")
             await edit.replace(text)
+        if self._refs is not None and label != "unset":
+            await self._refs.mark_independent(server, self._clock.now_ms())
         return Committed(analysis.authored, after)
 
     def _validate(self, document: dict[str, Any]) -> list[Issue]:

@@ -20,6 +20,7 @@ __all__ = [
     "ConfigFile",
     "ConfigStore",
     "OAuthStatusReader",
+    "ServerRefs",
 ]
 
 
@@ -120,4 +121,15 @@ class Clock(Protocol):
 
     def now_ms(self) -> int:
         """Milliseconds since the epoch."""
+        ...
+
+
+class ServerRefs(Protocol):
+    """Servers the Claw lifecycle manages (state database ``claw_mcp_server_refs``)."""
+
+    async def mark_independent(self, name: str, now_ms: int) -> None:
+        """Record that an operator edited server ``name`` directly, so the lifecycle stops owning it.
+
+        Best effort: a missing store, table or row is not an error, and nothing is ever raised.
+        """
         ...

@@ -15,6 +15,7 @@ from dependency_injector import containers, providers
 from adapters.collation import UcaCollator
 from adapters.filesystem.config_store import FileConfigStore
 from adapters.sqlite import SqliteOAuthStatusReader
+from adapters.sqlite.server_refs import SqliteServerRefs
 from application.config_service import ConfigService
 from application.registry import Registry, TransportWarnings
 
@@ -36,7 +37,10 @@ class Container(containers.DeclarativeContainer):
     collator = providers.Singleton(UcaCollator)
     config_store = providers.Singleton(FileConfigStore, config.config_path, include_roots=config.include_roots)
     oauth_status = providers.Singleton(SqliteOAuthStatusReader, config.state_db_path)
-    config_service = providers.Factory(ConfigService, store=config_store, env=config.env, clock=clock, warn=warn)
+    server_refs = providers.Singleton(SqliteServerRefs, config.state_db_path)
+    config_service = providers.Factory(
+        ConfigService, store=config_store, env=config.env, clock=clock, warn=warn, refs=server_refs
+    )
     transport_warnings = providers.Singleton(TransportWarnings, warn)
     registry = providers.Factory(
         Registry, config=config_service, oauth=oauth_status, collator=collator, warnings=transport_warnings

@@ -7,4 +7,5 @@ if [[ ! -x .venv/bin/python ]]; then
   "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e '.[dev]'
+# compat mode: a plain .pth path entry (the default import-hook finder adds ~9 ms to every CLI start)
+.venv/bin/python -m pip install --quiet -e '.[dev]' --config-settings editable_mode=compat

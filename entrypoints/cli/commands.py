@@ -12,6 +12,7 @@ from adapters.filesystem.config_store import FileConfigStore
 from adapters.filesystem.includes import include_roots
 from adapters.filesystem.paths import resolve_config_path, resolve_home, resolve_state_db_path
 from adapters.sqlite import SqliteOAuthStatusReader
+from adapters.sqlite.server_refs import SqliteServerRefs
 from application.config_service import ConfigService
 from application.errors import CommandError
 from application.registry import ConfigureRequest, Registry, TransportWarnings, not_found_message
@@ -39,8 +40,9 @@ def home_dir(env: Mapping[str, str]) -> str:
 def build_registry(env: Mapping[str, str], console: Console) -> Registry:
     """The composition root of the registry commands (plain constructors; see module docstring)."""
     store = FileConfigStore(resolve_config_path(env), include_roots=include_roots(env))
-    config = ConfigService(store, env, _WallClock(), console.err)
-    oauth = SqliteOAuthStatusReader(resolve_state_db_path(env))
+    db_path = resolve_state_db_path(env)
+    config = ConfigService(store, env, _WallClock(), console.err, SqliteServerRefs(db_path))
+    oauth = SqliteOAuthStatusReader(db_path)
     return Registry(config, oauth, UcaCollator(), TransportWarnings(console.err))
 
 

@@ -88,3 +88,25 @@ async def test_a_corrupt_row_raises_the_store_error(tmp_path: Path) -> None:
                 OAuthStoreError, match=r"^MCP OAuth store bad is invalid: store_json is not valid JSON$"
             ):
                 await reader.read_store("bad")
+
+
+async def test_sqlite_server_refs_mark_only_existing_rows(tmp_path: Path) -> None:
+    from adapters.sqlite.server_refs import SqliteServerRefs
+
+    db = tmp_path / "openclaw.sqlite"
+    refs = SqliteServerRefs(str(db))
+    with anyio.fail_after(5):
+        await refs.mark_independent("docs", 1)  # no database: nothing happens, nothing is created
+        assert not db.exists()
+        with sqlite3.connect(db) as conn:
+            conn.execute(
+                "CREATE TABLE claw_mcp_server_refs (agent_id TEXT NOT NULL, name TEXT NOT NULL, "
+                "independent_owner INTEGER NOT NULL DEFAULT 0, updated_at_ms INTEGER NOT NULL, "
+                "PRIMARY KEY (agent_id, name)) STRICT"
+            )
+            conn.execute("INSERT INTO claw_mcp_server_refs VALUES ('main', 'docs', 0, 0)")
+        conn.close()
+        await refs.mark_independent("docs", 42)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT independent_owner, updated_at_ms FROM claw_mcp_server_refs").fetchall() == [(1, 42)]
+    conn.close()

@@ -11,6 +11,7 @@ import pytest
 from adapters.collation import UcaCollator
 from adapters.memory import InMemoryConfigStore
 from adapters.memory.oauth_status import InMemoryOAuthStatusReader
+from adapters.memory.server_refs import InMemoryServerRefs
 from application.config_service import ConfigService
 from application.errors import (
     ApplicationError,
@@ -36,7 +37,8 @@ class Harness:
         self.store = InMemoryConfigStore(text=initial)
         self.oauth = InMemoryOAuthStatusReader()
         self.warnings: list[str] = []
-        service = ConfigService(self.store, env or {}, FixedClock(), self.warnings.append)
+        self.refs = InMemoryServerRefs({"docs": False})
+        service = ConfigService(self.store, env or {}, FixedClock(), self.warnings.append, self.refs)
         self.registry = Registry(service, self.oauth, UcaCollator(), TransportWarnings(self.warnings.append))
 
     @property
@@ -266,3 +268,11 @@ async def test_a_broken_include_makes_the_config_invalid() -> None:
         "<root>",
         "Failed to read include file: ./missing.json (resolved: /memory/missing.json)",
     )
+
+
+async def test_a_direct_edit_marks_a_lifecycle_managed_server_independent() -> None:
+    h = Harness({"mcp": {"servers": {"docs": {"command": "x"}}}})
+    with anyio.fail_after(5):
+        await h.registry.configure("docs", ConfigureRequest(parallel=True))
+    assert h.refs.owners == {"docs": True}
+    assert h.refs.updated_at == {"docs": FixedClock().now_ms()}
