@@ -16,6 +16,7 @@ from application.errors import (
     InvalidConfigError,
     WriteRejectedError,
 )
+from application.leases import MCP_LIFECYCLE_LEASE, LeaseStore
 from application.ports import Clock, ConfigEdit, ConfigStore, ServerRefs
 from domain.config_doc import (
     COMPAT_VERSION,
@@ -91,10 +92,17 @@ class ConfigService:
     """The config file as the registry commands see it."""
 
     def __init__(
-        self, store: ConfigStore, env: Mapping[str, str], clock: Clock, warn: Warn, refs: ServerRefs | None = None
+        self,
+        store: ConfigStore,
+        env: Mapping[str, str],
+        clock: Clock,
+        warn: Warn,
+        refs: ServerRefs | None = None,
+        lifecycle: LeaseStore | None = None,
     ) -> None:
         self._store = store
         self._refs = refs
+        self._lifecycle = lifecycle
         self._env = env
         self._clock = clock
         self._warn = warn
@@ -137,6 +145,16 @@ class ConfigService:
         lines = _readonly_lines(self._env, self.path)
         if lines is not None:
             raise ConfigReadOnlyError(lines)
+        key = server.strip()
+        if self._lifecycle is None or not key:
+            return await self._commit(label, server, change)
+        policy = MCP_LIFECYCLE_LEASE
+        async with self._lifecycle.hold(
+            policy.scope, key, duration_ms=policy.duration_ms, wait_ms=policy.wait_ms, label=policy.label
+        ):
+            return await self._commit(label, server, change)
+
+    async def _commit(self, label: str, server: str, change: ServersChange) -> Committed:
         async with self._store.edit() as edit:
             current = edit.current
             analysis = self._check(current.text, announce=False)

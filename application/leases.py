@@ -406,7 +406,10 @@ class TableLeaseStore:
                 finally:
                     tg.cancel_scope.cancel()
             if body_error is not None:
-                raise body_error
+                try:
+                    raise body_error
+                finally:
+                    body_error = None  # no frame <-> traceback reference cycle
         finally:
             lease.mark_lost()
             with anyio.CancelScope(shield=True):

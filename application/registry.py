@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,11 +113,21 @@ class Registry:
         oauth: OAuthStatusReader,
         collator: Collator,
         warnings: TransportWarnings,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self._config = config
         self._oauth = oauth
         self._collator = collator
         self._warnings = warnings
+        self.env: Mapping[str, str] = env if env is not None else {}
+
+    @property
+    def oauth(self) -> OAuthStatusReader:
+        return self._oauth
+
+    @property
+    def warnings(self) -> TransportWarnings:
+        return self._warnings
 
     @property
     def path(self) -> str:

@@ -3,19 +3,23 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from adapters.collation import UcaCollator
 from adapters.filesystem.config_store import FileConfigStore
+from adapters.filesystem.host_files import OsHostFiles
 from adapters.filesystem.includes import include_roots
 from adapters.filesystem.paths import resolve_config_path, resolve_home, resolve_state_db_path
 from adapters.sqlite import SqliteOAuthStatusReader
 from adapters.sqlite.server_refs import SqliteServerRefs
 from application.config_service import ConfigService
+from application.doctor import Doctor
 from application.errors import CommandError
 from application.registry import ConfigureRequest, Registry, TransportWarnings, not_found_message
+from domain.doctor import doctor_lines
 from domain.status import status_lines
 from entrypoints.cli.argv import Parsed
 from entrypoints.cli.console import Console
@@ -41,9 +45,14 @@ def build_registry(env: Mapping[str, str], console: Console) -> Registry:
     """The composition root of the registry commands (plain constructors; see module docstring)."""
     store = FileConfigStore(resolve_config_path(env), include_roots=include_roots(env))
     db_path = resolve_state_db_path(env)
-    config = ConfigService(store, env, _WallClock(), console.err, SqliteServerRefs(db_path))
+    lifecycle = None
+    if os.path.isfile(db_path):  # spec D5: the per-server lifecycle lease only when the state db exists
+        from adapters.sqlite.leases import SqliteLeaseStore
+
+        lifecycle = SqliteLeaseStore(db_path)
+    config = ConfigService(store, env, _WallClock(), console.err, SqliteServerRefs(db_path), lifecycle)
     oauth = SqliteOAuthStatusReader(db_path)
-    return Registry(config, oauth, UcaCollator(), TransportWarnings(console.err))
+    return Registry(config, oauth, UcaCollator(), TransportWarnings(console.err), env)
 
 
 Handler = Callable[[Registry, Parsed, Console], Awaitable[int]]
@@ -168,6 +177,31 @@ async def cmd_configure(registry: Registry, parsed: Parsed, console: Console) ->
     return 0
 
 
+async def cmd_doctor(registry: Registry, parsed: Parsed, console: Console) -> int:
+    analysis = await registry.load()
+    name = parsed.args.get("name")
+    if name is not None and name not in analysis.servers:
+        raise CommandError(not_found_message(name, registry.path))
+    if _opt(parsed, "probe"):
+        raise NotImplementedError("openclaw mcp doctor --probe needs the client runtime, not in this build yet.")
+    names = [name] if name is not None else registry.sorted_names(analysis.servers)
+    doctor = Doctor(OsHostFiles(), registry.oauth, registry.warnings, registry.env)
+    reports = await doctor.check_all(names, analysis.servers)
+    ok = all(report["ok"] for report in reports)
+    if _opt(parsed, "json"):
+        console.json({"path": registry.path, "ok": ok, "servers": reports})
+    elif not reports:
+        console.out(
+            f"No MCP servers configured in {registry.path}. Add one with openclaw mcp add <name> --command <command>."
+        )
+    else:
+        console.out("\n".join(doctor_lines(registry.path, reports)))
+    if not ok:
+        console.err("MCP doctor found errors.")
+        return 1
+    return 0
+
+
 async def cmd_reload(registry: Registry, parsed: Parsed, console: Console) -> int:
     await registry.load()
     console.out("Disposed cached MCP runtimes. Active agents use new MCP config on their next runtime build.")
@@ -188,6 +222,7 @@ _HANDLERS: dict[str, Handler] = {
     "tools": cmd_tools,
     "configure": cmd_configure,
     "reload": cmd_reload,
+    "doctor": cmd_doctor,
 }
 
 

@@ -326,6 +326,22 @@ async def test_the_heartbeat_keeps_a_hold_longer_than_its_duration_alive(
             await assert_free(other)
 
 
+async def test_a_lease_whose_confirmed_expiry_passes_without_renewal_is_lost(
+    lease_store_factory: LeaseStoreFactory, tmp_path: Path
+) -> None:
+    clock = FrozenClock()
+    async with lease_store_factory(tmp_path) as make_store:
+        holder, other = make_store(clock), make_store(clock)
+        with anyio.fail_after(5):
+            async with holder.hold("test:scope", "k", duration_ms=60_000, wait_ms=0) as lease:
+                clock.value += 60_000  # the wall clock jumps past the expiry before any renewal ran
+                assert lease.lost
+                with pytest.raises(LeaseLost):
+                    lease.check()
+                await lease.wait_lost()
+                await assert_free(other)
+
+
 async def test_a_lease_is_lost_once_its_block_has_exited(
     lease_store_factory: LeaseStoreFactory, tmp_path: Path
 ) -> None:

@@ -276,3 +276,31 @@ async def test_a_direct_edit_marks_a_lifecycle_managed_server_independent() -> N
         await h.registry.configure("docs", ConfigureRequest(parallel=True))
     assert h.refs.owners == {"docs": True}
     assert h.refs.updated_at == {"docs": FixedClock().now_ms()}
+
+
+async def test_a_write_waits_for_the_servers_lifecycle_lease() -> None:
+    from adapters.memory.leases import InMemoryLeaseRows, InMemoryLeaseStore
+    from application.leases import MCP_LIFECYCLE_LEASE as P
+
+    rows = InMemoryLeaseRows()
+    h = Harness({"mcp": {"servers": {"docs": {"command": "x"}}}})
+    service = ConfigService(h.store, {}, FixedClock(), h.warnings.append, None, InMemoryLeaseStore(rows))
+    registry = Registry(service, h.oauth, UcaCollator(), TransportWarnings(h.warnings.append))
+    other = InMemoryLeaseStore(rows)
+    order: list[str] = []
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as tg:
+            held = anyio.Event()
+
+            async def holder() -> None:
+                async with other.hold(P.scope, "docs", duration_ms=P.duration_ms, wait_ms=P.wait_ms):
+                    held.set()
+                    await anyio.sleep(0.3)
+                    order.append("released")
+
+            tg.start_soon(holder)
+            await held.wait()
+            await registry.configure("docs", ConfigureRequest(parallel=True))
+            order.append("written")
+    assert order == ["released", "written"]
+    assert h.servers()["docs"]["supportsParallelToolCalls"] is True

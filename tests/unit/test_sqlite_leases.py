@@ -262,6 +262,44 @@ async def test_an_unusable_state_directory_fails_as_store_unavailable_storage_er
     assert isinstance(caught.value.__cause__, OSError)
 
 
+async def test_renewals_failing_on_a_locked_database_lose_the_lease_at_its_last_confirmed_expiry(db: Path) -> None:
+    store = SqliteLeaseStore(db, busy_timeout_ms=20)
+    with anyio.fail_after(5):
+        async with store.hold("core:mcp-oauth", "docs-1", duration_ms=600, wait_ms=0) as lease:
+            blocker = sqlite3.connect(db, isolation_level=None)
+            try:
+                blocker.execute("BEGIN IMMEDIATE")
+                await lease.wait_lost()  # no renewal can get through: the local expiry timer fires
+                blocker.execute("ROLLBACK")
+            finally:
+                blocker.close()
+            with pytest.raises(LeaseLost):
+                lease.check()
+    assert lease_rows(db) == []  # the release still removed our (expired) row
+
+
+async def test_release_is_retried_while_the_database_is_briefly_locked(db: Path) -> None:
+    ensure_state_db(db, ()).close()
+    store = SqliteLeaseStore(db, busy_timeout_ms=20)
+    blocker = sqlite3.connect(db, isolation_level=None)
+    try:
+        with anyio.fail_after(5):
+            async with (
+                anyio.create_task_group() as tg,
+                store.hold("core:mcp-oauth", "docs-1", duration_ms=60_000, wait_ms=0),
+            ):
+                blocker.execute("BEGIN IMMEDIATE")  # the release below first finds the database locked
+                tg.start_soon(_rollback_later, blocker, 0.3)
+        assert lease_rows(db) == []
+    finally:
+        blocker.close()
+
+
+async def _rollback_later(conn: sqlite3.Connection, delay: float) -> None:
+    await anyio.sleep(delay)
+    conn.execute("ROLLBACK")
+
+
 # --- The writers' ownership check ----------------------------------------------------------------------
 
 
