@@ -21,4 +21,4 @@ run mcp status --json
 run mcp show docs
 run mcp unset events
 run mcp show nope
-echo "config file $OPENCLAW_CONFIG_PATH:"; cat "$OPENCLAW_CONFIG_PATH"
+echo "config file: $OPENCLAW_CONFIG_PATH ($(wc -c < "$OPENCLAW_CONFIG_PATH") bytes, backups: $(ls "$OPENCLAW_STATE_DIR" | grep -c bak))"
