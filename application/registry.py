@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,18 +20,23 @@ from domain.flag_values import (
     parse_auth,
     parse_config_value,
     parse_csv,
+    parse_key_values,
     parse_seconds,
     parse_ssl_verify,
     trimmed_or_none,
 )
+from domain.jsjson import js_string
 from domain.names import operator_store_key
 from domain.status import ServerAuthView, auth_status, auth_view, status_entry
 from domain.transport import Resolution, resolve_transport
 
 __all__ = [
+    "AddRequest",
+    "CandidateProbe",
     "ConfigureRequest",
     "Registry",
     "TransportWarnings",
+    "build_added_server",
     "not_found_message",
 ]
 
@@ -86,6 +91,99 @@ class ConfigureRequest:
     client_cert: str | None = None
     client_key: str | None = None
     clear_tls: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AddRequest:
+    """The flags of ``openclaw mcp add`` (raw strings; validated by the use case)."""
+
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: tuple[str, ...] = ()
+    cwd: str | None = None
+    url: str | None = None
+    transport: str | None = None
+    headers: tuple[str, ...] = ()
+    auth: str | None = None
+    oauth_scope: str | None = None
+    oauth_redirect_url: str | None = None
+    oauth_client_metadata_url: str | None = None
+    include: str | None = None
+    exclude: str | None = None
+    timeout: str | None = None
+    connect_timeout: str | None = None
+    parallel: bool = False
+    approval: str | None = None
+    disabled: bool = False
+    ssl_verify: str | None = None
+    client_cert: str | None = None
+    client_key: str | None = None
+    probe: bool = True
+
+
+CandidateProbe = Callable[[str, dict[str, Any]], Awaitable[None]]
+"""Probes one candidate server before it is saved; raises ``CommandError`` when it fails."""
+
+
+def build_added_server(request: AddRequest) -> dict[str, Any]:
+    """The server object ``add`` saves, from its flags (spec cli-registry §3.6 steps 1–4)."""
+    command, url = trimmed_or_none(request.command), trimmed_or_none(request.url)
+    if command is not None and url is not None:
+        raise CommandError("Specify either --command for stdio or --url for HTTP, not both.")
+    if command is None and url is None:
+        raise CommandError("Specify --command for stdio or --url for HTTP.")
+    server: dict[str, Any] = {}
+    if command is not None:
+        server["command"] = command
+        if request.args:
+            server["args"] = list(request.args)
+        env = _problem(lambda: parse_key_values(request.env, "--env"))
+        if env is not None:
+            server["env"] = env
+        cwd = trimmed_or_none(request.cwd)
+        if cwd is not None:
+            server["cwd"] = cwd
+    else:
+        server["url"] = url
+        transport = trimmed_or_none(request.transport)
+        if transport is not None:
+            server["transport"] = transport
+        headers = _problem(lambda: parse_key_values(request.headers, "--header"))
+        if headers is not None:
+            server["headers"] = headers
+        auth = _problem(lambda: parse_auth(request.auth))
+        if auth is not None:
+            server["auth"] = auth
+        oauth = _oauth_flags(request.oauth_scope, request.oauth_redirect_url, request.oauth_client_metadata_url)
+        if oauth:
+            server["oauth"] = oauth
+        ssl_verify = _problem(lambda: parse_ssl_verify(request.ssl_verify))
+        if ssl_verify is not None:
+            server["sslVerify"] = ssl_verify
+        for key, value in (("clientCert", request.client_cert), ("clientKey", request.client_key)):
+            text = trimmed_or_none(value)
+            if text is not None:
+                server[key] = text
+    if request.disabled:
+        server["enabled"] = False
+    if request.parallel:
+        server["supportsParallelToolCalls"] = True
+    approval = _problem(lambda: parse_approval(request.approval))
+    if approval is not None:
+        server["codex"] = {"defaultToolsApprovalMode": approval}
+    timeout = _problem(lambda: parse_seconds(request.timeout, "--timeout"))
+    if timeout is not None:
+        server["requestTimeoutMs"] = timeout
+    connect = _problem(lambda: parse_seconds(request.connect_timeout, "--connect-timeout"))
+    if connect is not None:
+        server["connectionTimeoutMs"] = connect
+    includes, excludes = parse_csv(request.include), parse_csv(request.exclude)
+    if includes is not None or excludes is not None:
+        server["toolFilter"] = {
+            **({"include": includes} if includes is not None else {}),
+            **({"exclude": excludes} if excludes is not None else {}),
+        }
+    return server
 
 
 def _oauth_flags(scope: str | None, redirect: str | None, metadata: str | None) -> dict[str, str]:
@@ -228,6 +326,30 @@ class Registry:
                 _merge_tool_filter(server, includes, excludes)
 
         await self._config.commit("tool selection update", key, change)
+
+    async def add_server(self, name: str, request: AddRequest, probe: CandidateProbe | None) -> dict[str, Any]:
+        """Create one server from flags, probing it first unless told not to; returns what was saved."""
+        analysis = await self._config.load()
+        server = build_added_server(request)
+        key = name.strip()
+
+        def exists_message() -> str:
+            return f"MCP server {js_string(key)} already exists."
+
+        if key in analysis.servers:
+            raise CommandError(exists_message())
+        if request.probe and not request.disabled and server.get("auth") != "oauth" and probe is not None:
+            await probe(key, server)
+
+        def change(servers: dict[str, Any]) -> None:
+            if isinstance(servers.get(key), dict):
+                raise CommandError(exists_message())
+            if key == "__proto__":  # 2026.9.6 drops it silently (spec D11)
+                return
+            servers[key] = canonicalize_server(server)
+
+        await self._config.commit("set", key, change)
+        return server
 
     async def configure(self, name: str, request: ConfigureRequest) -> bool:
         """Apply operator controls; returns True when a bare disabled override was removed instead."""

@@ -18,7 +18,14 @@ from adapters.sqlite.server_refs import SqliteServerRefs
 from application.config_service import ConfigService
 from application.doctor import Doctor
 from application.errors import CommandError
-from application.registry import ConfigureRequest, Registry, TransportWarnings, not_found_message
+from application.registry import (
+    AddRequest,
+    CandidateProbe,
+    ConfigureRequest,
+    Registry,
+    TransportWarnings,
+    not_found_message,
+)
 from domain.doctor import doctor_lines
 from domain.status import status_lines
 from entrypoints.cli.argv import Parsed
@@ -202,6 +209,47 @@ async def cmd_doctor(registry: Registry, parsed: Parsed, console: Console) -> in
     return 0
 
 
+async def cmd_add(registry: Registry, parsed: Parsed, console: Console) -> int:
+    name = parsed.args["name"] or ""
+    o = parsed.options
+    request = AddRequest(
+        command=o["command"],
+        args=tuple(o["arg"]),
+        env=tuple(o["env"]),
+        cwd=o["cwd"],
+        url=o["url"],
+        transport=o["transport"],
+        headers=tuple(o["header"]),
+        auth=o["auth"],
+        oauth_scope=o["oauth_scope"],
+        oauth_redirect_url=o["oauth_redirect_url"],
+        oauth_client_metadata_url=o["oauth_client_metadata_url"],
+        include=o["include"],
+        exclude=o["exclude"],
+        timeout=o["timeout"],
+        connect_timeout=o["connect_timeout"],
+        parallel=bool(o["parallel"]),
+        approval=o["approval"],
+        disabled=bool(o["disabled"]),
+        ssl_verify=o["ssl_verify"],
+        client_cert=o["client_cert"],
+        client_key=o["client_key"],
+        probe=bool(o["probe"]),
+    )
+    saved = await registry.add_server(name, request, candidate_probe(registry, console))
+    console.out(f'Saved MCP server "{name}" to {registry.path}.')
+    if saved.get("auth") == "oauth":
+        console.out(f"Run openclaw mcp login {name} to authorize this MCP server.")
+    return 0
+
+
+def candidate_probe(registry: Registry, console: Console) -> CandidateProbe:
+    async def probe(name: str, server: dict[str, Any]) -> None:
+        raise NotImplementedError("probing needs the client runtime, which this build does not include yet")
+
+    return probe
+
+
 async def cmd_reload(registry: Registry, parsed: Parsed, console: Console) -> int:
     await registry.load()
     console.out("Disposed cached MCP runtimes. Active agents use new MCP config on their next runtime build.")
@@ -223,6 +271,7 @@ _HANDLERS: dict[str, Handler] = {
     "configure": cmd_configure,
     "reload": cmd_reload,
     "doctor": cmd_doctor,
+    "add": cmd_add,
 }
 
 

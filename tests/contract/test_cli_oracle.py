@@ -1,10 +1,9 @@
 """The registry CLI against the reference's recorded behaviour, run with the oracle's own runner: the
-public differential cases of ``../shared/oracle/cli`` whose commands need no live MCP server, and this
-project's own cases in ``oracle_cases/`` (recorded from OpenClaw 2026.9.6 with ``run_oracle.py --record``)."""
+public differential cases of ``../shared/oracle/cli`` and this project's own cases in ``oracle_cases/``
+(recorded from OpenClaw 2026.9.6 with ``run_oracle.py --record``), except those in ``PENDING``."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +12,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 ORACLE = ROOT.parent / "shared" / "oracle" / "cli"
-OFFLINE = {"list", "show", "status", "set", "unset", "tools", "configure", "reload"}
+# Cases that need commands not built yet (client runtime: probe / add probing / doctor --probe; OAuth: logout).
+PENDING = {
+    "add-probe-failure": "probing needs the client runtime",
+    "empty-no-config": "probe needs the client runtime",
+    "show-unknown-name": "probe needs the client runtime",
+    "probe-everything": "probe needs the client runtime",
+    "probe-failures": "probe needs the client runtime",
+    "reload-and-logout": "logout needs the OAuth store",
+}
 CLI = Path(sys.executable).parent / "openclaw"
 
 
@@ -24,8 +31,7 @@ def _offline_cases() -> list[tuple[Path, str]]:
     cases = []
     for folder in (ORACLE / "public", OWN):
         for path in sorted(folder.glob("*.json")):
-            case = json.loads(path.read_text())
-            if all(step["argv"][0] in OFFLINE for step in case["steps"]):
+            if path.stem not in PENDING:
                 cases.append((folder, path.stem))
     return cases
 
