@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
+from domain.jsjson import js_trim
+
 __all__ = [
     "SERVER_PREFIX_MAX",
     "assign_safe_server_names",
@@ -22,7 +24,7 @@ _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 def sanitize_fragment(raw: str, fallback: str, max_chars: int | None = None) -> str:
     """``[A-Za-z0-9_-]`` only (one ``-`` per UTF-16 code unit), starting with a letter, optionally capped."""
     out: list[str] = []
-    for ch in raw.strip():
+    for ch in js_trim(raw):
         if ch in _SAFE:
             out.append(ch)
         else:

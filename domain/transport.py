@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from domain.envpolicy import filter_env
-from domain.jsjson import js_number
+from domain.jsjson import js_number, js_trim
 from domain.redaction import redact_argv, redact_sensitive_url, redact_url_text, sanitize_for_log
 from domain.urls import parse_url
 
@@ -99,7 +99,7 @@ def resolve_timeout(value: object, default: int) -> int:
 
 
 def _trimmed_string(value: object) -> str:
-    return value.strip() if isinstance(value, str) else ""
+    return js_trim(value) if isinstance(value, str) else ""
 
 
 def _common(raw: Mapping[str, Any]) -> tuple[int, int, bool]:
@@ -115,7 +115,7 @@ def _stdio(name: str, raw: object, warnings: list[TransportWarning]) -> StdioCon
     if not isinstance(raw, Mapping):
         return "server config must be an object"
     command = raw.get("command")
-    if not isinstance(command, str) or not command.strip():
+    if not isinstance(command, str) or not js_trim(command):
         return "not a stdio server (has url)" if _trimmed_string(raw.get("url")) else "its command is missing"
     raw_args = raw.get("args")
     args = tuple(a for a in raw_args if isinstance(a, str)) if isinstance(raw_args, list) else None
@@ -133,7 +133,7 @@ def _stdio(name: str, raw: object, warnings: list[TransportWarning]) -> StdioCon
     cwd: str | None = None
     for key in ("cwd", "workingDirectory"):
         value = raw.get(key)
-        if isinstance(value, str) and value.strip():
+        if isinstance(value, str) and js_trim(value):
             cwd = value
             break
     description = command

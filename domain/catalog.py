@@ -1,0 +1,603 @@
+"""The MCP tool catalog: data model, per-server normalisation and merge (spec client-runtime §4.3–§4.4,
+§4.7, §4.12–§4.14, §4.16).
+
+upstream: ``src/agents/agent-bundle-mcp-runtime.ts`` (catalog build), ``mcp-tool-metadata.ts``
+(``normalizeMcpToolCatalog``), ``mcp-metadata.ts`` (``sanitizeMcpMetadataText``),
+``agent-bundle-mcp-combined.ts`` (``mergeMcpToolCatalogs``), ``mcp-error.ts`` and the SDK's
+``ListToolsResultSchema`` (the listing shape check, decision D10).
+
+Everything here is pure; the application owns connections, clocks (``generated_at`` is passed in) and the
+result validators built from :meth:`NormalizedTools.output_schemas`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
+from dataclasses import dataclass, replace
+from typing import Any
+
+from domain.filters import JS_WHITESPACE, ToolFilter, is_tool_allowed, js_trim
+from domain.jsjson import JsonValue, js_number, js_ordered_keys
+from domain.names import safe_name_sort_key
+from domain.redaction import redact_diagnostic, redact_sensitive_text
+
+__all__ = [
+    "CATALOG_VERSION",
+    "MCP_METADATA_TEXT_LIMIT",
+    "RETIRED_RUNTIME_MESSAGE",
+    "CapabilitySummary",
+    "Catalog",
+    "CatalogTool",
+    "CollationKey",
+    "Diagnostic",
+    "InvalidToolListing",
+    "NormalizedTools",
+    "ServerCapabilities",
+    "ServerEntry",
+    "build_server_catalog",
+    "diagnostic_catalog",
+    "diagnostic_message",
+    "empty_catalog",
+    "format_error_message",
+    "merge_catalogs",
+    "normalize_listed_tools",
+    "retired_catalog",
+    "sanitize_metadata_text",
+    "summarize_capabilities",
+    "ui_resource_uri",
+    "ui_visibility",
+    "validate_list_tools_result",
+    "with_retry_diagnostic",
+]
+
+CATALOG_VERSION = 1
+MCP_METADATA_TEXT_LIMIT = 1200
+RETIRED_RUNTIME_MESSAGE = "MCP server runtime retired; retry discovery on the next turn."
+
+CollationKey = Callable[[str], Any]
+"""A sort key reproducing ``String.prototype.localeCompare`` (the application passes the UCA collator's)."""
+
+
+# ---------------------------------------------------------------------------------------------------
+# Data model (§4.3)
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CapabilitySummary:
+    """An advertised ``resources``/``prompts``/``tools`` capability; ``filtered_count`` only for tools,
+    and only when non-zero (listed − included)."""
+
+    list_changed: bool
+    filtered_count: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ServerCapabilities:
+    resources: CapabilitySummary | None = None
+    prompts: CapabilitySummary | None = None
+    tools: CapabilitySummary | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ServerEntry:
+    server_name: str
+    safe_server_name: str
+    launch_summary: str
+    tool_count: int
+    request_timeout_ms: int
+    supports_parallel_tool_calls: bool
+    resources: CapabilitySummary | None = None
+    prompts: CapabilitySummary | None = None
+    tools: CapabilitySummary | None = None
+    tool_filter: ToolFilter | None = None
+    denied_tool_names: tuple[str, ...] = ()
+    """The session deny set, sorted by UTF-16 code units; empty when absent."""
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogTool:
+    server_name: str
+    safe_server_name: str
+    tool_name: str
+    input_schema: JsonValue
+    fallback_description: str
+    title: str | None = None
+    description: str | None = None
+    ui_resource_uri: str | None = None
+    ui_visibility: tuple[str, ...] | None = None
+    excluded_from_openclaw_catalog: bool = False
+    denied_by_session: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    server_name: str
+    safe_server_name: str
+    launch_summary: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    """A runtime's inventory. ``policy_tools``/``session_denied_tools``/``diagnostics`` are ``None`` when
+    absent; a built server catalog carries (possibly empty) ``policy_tools`` and ``session_denied_tools``."""
+
+    generated_at: int
+    servers: Mapping[str, ServerEntry]
+    tools: tuple[CatalogTool, ...]
+    policy_tools: tuple[CatalogTool, ...] | None = None
+    session_denied_tools: tuple[CatalogTool, ...] | None = None
+    diagnostics: tuple[Diagnostic, ...] | None = None
+    version: int = CATALOG_VERSION
+
+
+def empty_catalog(generated_at: int) -> Catalog:
+    """The catalog of a server whose definition does not resolve (§4.4 step 2): no diagnostic."""
+    return Catalog(generated_at=generated_at, servers={}, tools=())
+
+
+def diagnostic_catalog(generated_at: int, diagnostic: Diagnostic) -> Catalog:
+    """The catalog of a failed build (§4.4 step 9)."""
+    return Catalog(generated_at=generated_at, servers={}, tools=(), diagnostics=(diagnostic,))
+
+
+def retired_catalog(generated_at: int, server_name: str, safe_server_name: str) -> Catalog:
+    """The catalog a disposed server runtime reports (§4.13); ``launch_summary`` is the server name."""
+    diagnostic = Diagnostic(server_name, safe_server_name, server_name, RETIRED_RUNTIME_MESSAGE)
+    return diagnostic_catalog(generated_at, diagnostic)
+
+
+def with_retry_diagnostic(catalog: Catalog | None, server_name: str, message: str) -> Catalog | None:
+    """``schedule_retry(message)`` (§4.7): the stored catalog keeping its servers and tools, with one
+    diagnostic (a copy of its first one with ``message``, else built from the server entry). ``None``
+    means: invalidate instead."""
+    if catalog is None:
+        return None
+    if catalog.diagnostics:
+        diagnostic = replace(catalog.diagnostics[0], message=message)
+    else:
+        entry = catalog.servers.get(server_name)
+        if entry is None:
+            return None
+        diagnostic = Diagnostic(server_name, entry.safe_server_name, entry.launch_summary, message)
+    return replace(catalog, diagnostics=(diagnostic,))
+
+
+# ---------------------------------------------------------------------------------------------------
+# tools/list result shape (§4.4 last paragraph, decision D10)
+# ---------------------------------------------------------------------------------------------------
+
+
+class InvalidToolListing(ValueError):
+    """A ``tools/list`` page that does not match the MCP schema; the whole listing fails."""
+
+
+def _kind(value: object) -> str:
+    """The JSON kind of a value, as the SDK's schema errors name it."""
+    kinds: tuple[tuple[type | tuple[type, ...], str], ...] = (
+        (bool, "boolean"),
+        ((int, float), "number"),
+        (str, "string"),
+        (list, "array"),
+        (dict, "object"),
+    )
+    if value is None:
+        return "null"
+    return next((name for kind, name in kinds if isinstance(value, kind)), type(value).__name__)
+
+
+def _field(obj: Mapping[str, Any], key: str, kind: str, path: str, required: bool = False) -> str | None:
+    """A problem of ``obj[key]`` (``kind`` ``record`` is a plain object reported as a record)."""
+    if key not in obj:
+        return f"{path}.{key}: expected {kind}, received undefined" if required else None
+    actual = _kind(obj[key])
+    return (
+        None
+        if actual == kind or (kind == "record" and actual == "object")
+        else f"{path}.{key}: expected {kind}, received {actual}"
+    )
+
+
+def _one_of(obj: Mapping[str, Any], key: str, options: tuple[str, ...], path: str) -> str | None:
+    if key not in obj or obj[key] in options:
+        return None
+    return f"{path}.{key}: expected one of " + "|".join(f'"{option}"' for option in options)
+
+
+def _schema_problems(tool: Mapping[str, Any], key: str, path: str, required: bool) -> Iterator[str | None]:
+    yield _field(tool, key, "object", path, required)
+    schema, where = tool.get(key), f"{path}.{key}"
+    if not isinstance(schema, dict):
+        return
+    yield None if schema.get("type") == "object" else f'{where}.type: expected "object"'
+    yield _field(schema, "properties", "record", where)
+    properties = schema.get("properties")
+    for name, value in properties.items() if isinstance(properties, dict) else ():
+        if not isinstance(value, dict | list):
+            yield f"{where}.properties.{name}: expected object, received {_kind(value)}"
+    yield _field(schema, "required", "array", where)
+    yield from _strings(schema.get("required"), f"{where}.required")
+
+
+def _strings(values: object, path: str) -> Iterator[str | None]:
+    for index, value in enumerate(values if isinstance(values, list) else []):
+        if not isinstance(value, str):
+            yield f"{path}.{index}: expected string, received {_kind(value)}"
+
+
+def _tool_problems(tool: object, path: str) -> Iterator[str | None]:
+    if not isinstance(tool, dict):
+        yield f"{path}: expected object, received {_kind(tool)}"
+        return
+    yield _field(tool, "name", "string", path, required=True)
+    yield _field(tool, "title", "string", path)
+    yield _field(tool, "description", "string", path)
+    yield _field(tool, "icons", "array", path)
+    for index, icon in enumerate(tool["icons"] if isinstance(tool.get("icons"), list) else []):
+        where = f"{path}.icons.{index}"
+        if not isinstance(icon, dict):
+            yield f"{where}: expected object, received {_kind(icon)}"
+            continue
+        yield _field(icon, "src", "string", where, required=True)
+        yield _field(icon, "mimeType", "string", where)
+        yield _field(icon, "sizes", "array", where)
+        yield from _strings(icon.get("sizes"), f"{where}.sizes")
+        yield _one_of(icon, "theme", ("light", "dark"), where)
+    yield from _schema_problems(tool, "inputSchema", path, required=True)
+    yield from _schema_problems(tool, "outputSchema", path, required=False)
+    yield _field(tool, "annotations", "object", path)
+    if isinstance(tool.get("annotations"), dict):
+        yield _field(tool["annotations"], "title", "string", f"{path}.annotations")
+        for hint in ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"):
+            yield _field(tool["annotations"], hint, "boolean", f"{path}.annotations")
+    yield _field(tool, "execution", "object", path)
+    if isinstance(tool.get("execution"), dict):
+        yield _one_of(tool["execution"], "taskSupport", ("required", "optional", "forbidden"), f"{path}.execution")
+    yield _field(tool, "_meta", "record", path)
+
+
+def _page_problems(page: object) -> Iterator[str | None]:
+    if not isinstance(page, dict):
+        yield f"(root): expected object, received {_kind(page)}"
+        return
+    yield _field(page, "_meta", "object", "(root)")
+    if page.get("nextCursor") is not None:
+        yield _field(page, "nextCursor", "string", "(root)")
+    yield _field(page, "tools", "array", "(root)", required=True)
+    for index, tool in enumerate(page["tools"] if isinstance(page.get("tools"), list) else []):
+        yield from _tool_problems(tool, f"tools.{index}")
+
+
+def validate_list_tools_result(page: object) -> None:
+    """Raise :class:`InvalidToolListing` unless ``page`` is a valid ``tools/list`` result.
+
+    The checks are the MCP SDK's ``ListToolsResultSchema`` (every tool: string ``name``; ``inputSchema``
+    an object with ``type: "object"``, ``properties`` a map of objects and ``required`` a list of strings
+    when present; the same for ``outputSchema``; the types of ``title``, ``description``, ``icons``,
+    ``annotations``, ``execution.taskSupport`` and ``_meta``). ``nextCursor`` must be a string, or
+    ``null`` (decision D11). Message (D10), for the first problem:
+    ``MCP tool listing returned an invalid result: tools.0.inputSchema.type: expected "object"``.
+    """
+    problem = next((p for p in _page_problems(page) if p), None)
+    if problem:
+        raise InvalidToolListing(f"MCP tool listing returned an invalid result: {problem.removeprefix('(root).')}")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Normalising one server's listing (§4.4 steps 7–8)
+# ---------------------------------------------------------------------------------------------------
+
+
+def _js_truthy(value: object) -> bool:
+    if value is None or value is False:
+        return False
+    if isinstance(value, int | float | str):
+        return bool(value) and value == value  # NaN is falsy
+    return True
+
+
+def _summary(capabilities: Mapping[str, Any], key: str) -> CapabilitySummary | None:
+    value = capabilities.get(key)
+    if not _js_truthy(value):
+        return None
+    return CapabilitySummary(list_changed=isinstance(value, dict) and value.get("listChanged") is True)
+
+
+def summarize_capabilities(capabilities: object) -> ServerCapabilities:
+    """The ``resources``/``prompts``/``tools`` summaries of the server's initialize capabilities."""
+    if not isinstance(capabilities, dict):
+        return ServerCapabilities()
+    return ServerCapabilities(
+        resources=_summary(capabilities, "resources"),
+        prompts=_summary(capabilities, "prompts"),
+        tools=_summary(capabilities, "tools"),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class NormalizedTools:
+    """A classified listing; every tool is the listed dict with its trimmed ``name``."""
+
+    included: tuple[dict[str, Any], ...]
+    denied: tuple[dict[str, Any], ...]
+    excluded: tuple[dict[str, Any], ...]
+    listed_count: int
+
+    @property
+    def filtered_count(self) -> int:
+        """Listed entries (including empty names, duplicates, task-only, filtered, denied) − included."""
+        return self.listed_count - len(self.included)
+
+    def output_schemas(self) -> dict[str, JsonValue]:
+        """``outputSchema`` of each included tool that has one (build a result validator per entry, §8.3;
+        a failure there fails the whole listing)."""
+        return {tool["name"]: tool["outputSchema"] for tool in self.included if tool.get("outputSchema") is not None}
+
+
+def normalize_listed_tools(
+    tools: Sequence[Mapping[str, Any]],
+    tool_filter: ToolFilter | None,
+    denied_tool_names: Set[str] = frozenset(),
+) -> NormalizedTools:
+    """Classify a validated listing (upstream ``normalizeMcpToolCatalog``).
+
+    Names are trimmed; empty names are dropped; a name listed more than once excludes every occurrence;
+    ``execution.taskSupport == "required"`` excludes; then the filter excludes, the deny set denies, and
+    the rest is included. Order within each class is listing order.
+    """
+    names = [js_trim(str(tool.get("name", ""))) for tool in tools]
+    counts: dict[str, int] = {}
+    for name in names:
+        if name:
+            counts[name] = counts.get(name, 0) + 1
+    included: list[dict[str, Any]] = []
+    denied: list[dict[str, Any]] = []
+    excluded: list[dict[str, Any]] = []
+    for source, name in zip(tools, names, strict=True):
+        if not name:
+            continue
+        tool = {**source, "name": name}
+        execution = source.get("execution")
+        task_only = isinstance(execution, dict) and execution.get("taskSupport") == "required"
+        if counts[name] != 1 or task_only or not is_tool_allowed(tool_filter, name):
+            excluded.append(tool)
+        elif name in denied_tool_names:
+            denied.append(tool)
+        else:
+            included.append(tool)
+    return NormalizedTools(tuple(included), tuple(denied), tuple(excluded), len(tools))
+
+
+def ui_resource_uri(meta: object) -> str | None:
+    """``_meta.ui.resourceUri`` (else ``_meta["ui/resourceUri"]``) when it is a ``ui://`` string."""
+    if not isinstance(meta, dict):
+        return None
+    ui = meta.get("ui")
+    raw = ui.get("resourceUri") if isinstance(ui, dict) else None
+    if raw is None:
+        raw = meta.get("ui/resourceUri")
+    return raw if isinstance(raw, str) and raw.startswith("ui://") else None
+
+
+def ui_visibility(meta: object) -> tuple[str, ...] | None:
+    """The ``app``/``model`` entries of ``_meta.ui.visibility``, de-duplicated and sorted; ``None`` unless
+    it is a list (``[]`` gives ``()``, which makes the tool app-only)."""
+    ui = meta.get("ui") if isinstance(meta, dict) else None
+    visibility = ui.get("visibility") if isinstance(ui, dict) else None
+    if not isinstance(visibility, list):
+        return None
+    return tuple(sorted({entry for entry in visibility if entry in ("app", "model")}))
+
+
+def _utf16_key(text: str) -> bytes:
+    return text.encode("utf-16-be", "surrogatepass")
+
+
+def build_server_catalog(
+    *,
+    server_name: str,
+    safe_server_name: str,
+    launch_summary: str,
+    request_timeout_ms: int,
+    supports_parallel_tool_calls: bool,
+    capabilities: ServerCapabilities,
+    normalized: NormalizedTools,
+    tool_filter: ToolFilter | None,
+    denied_tool_names: Set[str],
+    generated_at: int,
+) -> Catalog:
+    """The catalog of one successfully listed server (§4.4 step 8)."""
+    tools_capability = capabilities.tools
+    if tools_capability is not None and normalized.filtered_count:
+        tools_capability = replace(tools_capability, filtered_count=normalized.filtered_count)
+    entry = ServerEntry(
+        server_name=server_name,
+        safe_server_name=safe_server_name,
+        launch_summary=launch_summary,
+        tool_count=len(normalized.included),
+        request_timeout_ms=request_timeout_ms,
+        supports_parallel_tool_calls=supports_parallel_tool_calls,
+        resources=capabilities.resources,
+        prompts=capabilities.prompts,
+        tools=tools_capability,
+        tool_filter=tool_filter,
+        denied_tool_names=tuple(sorted(denied_tool_names, key=_utf16_key)),
+    )
+    fallback = f'Provided by bundle MCP server "{server_name}" ({launch_summary}).'
+
+    def catalog_tool(tool: Mapping[str, Any], excluded: bool, denied: bool) -> CatalogTool:
+        meta = tool.get("_meta")
+        title = tool.get("title")
+        return CatalogTool(
+            server_name=server_name,
+            safe_server_name=safe_server_name,
+            tool_name=tool["name"],
+            input_schema=tool.get("inputSchema"),
+            fallback_description=fallback,
+            title=title if isinstance(title, str) else None,
+            description=sanitize_metadata_text(tool.get("description")),
+            ui_resource_uri=ui_resource_uri(meta),
+            ui_visibility=ui_visibility(meta),
+            excluded_from_openclaw_catalog=excluded,
+            denied_by_session=denied,
+        )
+
+    included = tuple(catalog_tool(tool, False, False) for tool in normalized.included)
+    denied = tuple(catalog_tool(tool, False, True) for tool in normalized.denied)
+    excluded = tuple(catalog_tool(tool, True, tool["name"] in denied_tool_names) for tool in normalized.excluded)
+    return Catalog(
+        generated_at=generated_at,
+        servers={server_name: entry},
+        tools=included,
+        policy_tools=included + denied + excluded,
+        session_denied_tools=denied,
+    )
+
+
+# ---------------------------------------------------------------------------------------------------
+# Merge (§4.14)
+# ---------------------------------------------------------------------------------------------------
+
+
+def merge_catalogs(catalogs: Iterable[Catalog], key: CollationKey) -> Catalog:
+    """Merge per-server catalogs in part order (upstream ``mergeMcpToolCatalogs``).
+
+    Each part's servers are taken sorted by server name (``key``), the resulting map is in JavaScript
+    property order; ``tools``/``policy_tools``/``session_denied_tools`` are concatenated and sorted by
+    (safe server name, tool name, server name); diagnostics keep part order; empty optional lists are
+    omitted; ``generated_at`` is the maximum (at least 0).
+    """
+    servers: dict[str, ServerEntry] = {}
+    tools: list[CatalogTool] = []
+    policy: list[CatalogTool] = []
+    denied: list[CatalogTool] = []
+    diagnostics: list[Diagnostic] = []
+    generated_at = 0
+    for catalog in catalogs:
+        for name in sorted(js_ordered_keys(catalog.servers), key=key):
+            servers[name] = catalog.servers[name]
+        tools.extend(catalog.tools)
+        if catalog.policy_tools is not None:
+            policy.extend(catalog.policy_tools)
+        else:
+            policy.extend(catalog.tools + (catalog.session_denied_tools or ()))
+        denied.extend(catalog.session_denied_tools or ())
+        diagnostics.extend(catalog.diagnostics or ())
+        generated_at = max(generated_at, catalog.generated_at)
+
+    def order(tool: CatalogTool) -> tuple[Any, Any, Any]:
+        return safe_name_sort_key(tool.safe_server_name), key(tool.tool_name), key(tool.server_name)
+
+    return Catalog(
+        generated_at=generated_at,
+        servers={name: servers[name] for name in js_ordered_keys(servers)},
+        tools=tuple(sorted(tools, key=order)),
+        policy_tools=tuple(sorted(policy, key=order)) or None,
+        session_denied_tools=tuple(sorted(denied, key=order)) or None,
+        diagnostics=tuple(diagnostics) or None,
+    )
+
+
+# ---------------------------------------------------------------------------------------------------
+# Error text (§4.12) and metadata text (§4.16)
+# ---------------------------------------------------------------------------------------------------
+
+
+def _causes(error: BaseException) -> list[BaseException]:
+    nested: list[BaseException] = []
+    if error.__cause__ is not None:
+        nested.append(error.__cause__)
+    if isinstance(error, BaseExceptionGroup):
+        nested.extend(error.exceptions)
+    return nested
+
+
+def _code_text(error: BaseException) -> str | None:
+    code = getattr(error, "code", None)
+    if isinstance(code, str):
+        return code
+    if isinstance(code, int | float) and not isinstance(code, bool):
+        return js_number(code)
+    return None
+
+
+def _message(error: BaseException) -> str:
+    return error.message if isinstance(error, BaseExceptionGroup) else str(error)
+
+
+def format_error_message(exc: BaseException) -> str:
+    """The error text of a diagnostic or warning (upstream ``formatErrorMessage``).
+
+    ``str(exc)`` (an exception group's ``message``; else the class name); then, walking the cause graph
+    breadth-first (``__cause__`` and the members of an exception group — not the implicit
+    ``__context__``), each cause's message unless the
+    text so far already contains it, and each cause's string/number ``code`` attribute unless already
+    appended; joined with `` | ``; finally generic secret redaction (D13). The top error's own ``code``
+    is not appended.
+    """
+    formatted = _message(exc) or type(exc).__name__
+    seen_texts = {formatted}
+
+    def append(text: str | None) -> None:
+        nonlocal formatted
+        if text and text not in seen_texts:
+            formatted += f" | {text}"
+            seen_texts.add(text)
+
+    candidates = [exc]
+    seen_ids = {id(exc)}
+    for current in candidates:
+        for nested in _causes(current):
+            if id(nested) not in seen_ids:
+                seen_ids.add(id(nested))
+                candidates.append(nested)
+    for cause in candidates[1:]:
+        message = _message(cause)
+        if message and message in formatted:
+            seen_texts.add(message)
+        else:
+            append(message)
+        append(_code_text(cause))
+    return redact_sensitive_text(formatted)
+
+
+def diagnostic_message(exc: BaseException) -> str:
+    """``redact_diagnostic(error)`` (§4.12): the catalog diagnostic / warning text of an error."""
+    return redact_diagnostic(format_error_message(exc))
+
+
+_WS_CLASS = "[" + re.escape(JS_WHITESPACE) + "]"
+_INSTRUCTION = re.compile(
+    f"(?:ignore|disregard){_WS_CLASS}+(?:all{_WS_CLASS}+)?(?:previous|prior|above){_WS_CLASS}+instructions",
+    re.ASCII | re.IGNORECASE,
+)
+_SYSTEM_PROMPT = re.compile(f"system{_WS_CLASS}+prompt", re.ASCII | re.IGNORECASE)
+
+
+def _utf16_truncate(text: str, limit: int) -> str:
+    units = 0
+    for index, char in enumerate(text):
+        units += 2 if ord(char) > 0xFFFF else 1
+        if units > limit:
+            return text[:index]
+    return text
+
+
+def sanitize_metadata_text(value: object) -> str | None:
+    """A tool description as the model may see it (§4.16); ``None`` for non-strings and blank strings.
+
+    Trim; redact ``ignore|disregard [all] previous|prior|above instructions``; normalise ``system prompt``;
+    cap at 1 200 UTF-16 units without splitting a surrogate pair, appending ``...``.
+    """
+    if not isinstance(value, str):
+        return None
+    text = js_trim(value)
+    if not text:
+        return None
+    text = _INSTRUCTION.sub("[redacted MCP metadata instruction]", text)
+    text = _SYSTEM_PROMPT.sub("system prompt", text)
+    if len(text.encode("utf-16-le", "surrogatepass")) // 2 > MCP_METADATA_TEXT_LIMIT:
+        return _utf16_truncate(text, MCP_METADATA_TEXT_LIMIT) + "..."
+    return text

@@ -1,0 +1,623 @@
+"""JSON-schema normalisation (spec client-runtime §8).
+
+* §8.2 :func:`normalize_tool_parameters` — the model-facing parameter schema of every MCP tool and utility
+  tool (upstream ``packages/ai/src/providers/agent-tools-parameter-schema.ts``
+  ``normalizeToolParameterSchema`` without provider options). Pure; never raises on odd input.
+* §8.3 the pure half of output-schema validation: :func:`normalize_output_schema` (the draft-2020-12
+  normalisation, upstream ``normalizeJsonSchemaForTypeBox`` with ``format`` removed), the error-text
+  formatting, and the decision of §4.11 (:func:`check_call_result`).
+
+**Split (§8.3, decision D14).** The domain is stdlib-only, so it does not validate instances. The
+application/adapters build one validator per included tool with an ``outputSchema`` (at listing time):
+``jsonschema.Draft202012Validator`` over :func:`normalize_output_schema` when :func:`is_draft_2020_12`
+(``check_schema`` or compile failures → :func:`invalid_schema_message`, which fails the listing), else
+``jsonschema.Draft7Validator`` over the schema as listed. Validation errors are reported with
+:func:`format_validation_errors`; :func:`check_call_result` applies §4.11 around that validator.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from domain.jsjson import JsonValue, js_ordered_keys
+
+__all__ = [
+    "DRAFT_2020_12_SCHEMA",
+    "CallResultViolation",
+    "check_call_result",
+    "ecmascript_unicode_pattern_compiles",
+    "format_validation_errors",
+    "invalid_schema_message",
+    "is_draft_2020_12",
+    "json_pointer",
+    "normalize_output_schema",
+    "normalize_tool_parameters",
+]
+
+DRAFT_2020_12_SCHEMA = "https://json-schema.org/draft/2020-12/schema"
+
+
+class _Missing:
+    """JavaScript ``undefined`` (a resolved JSON pointer may legitimately be ``null``)."""
+
+
+_MISSING: Final = _Missing()
+
+_MAP_KEYS = frozenset({"$defs", "definitions", "dependentSchemas", "patternProperties", "properties"})
+_OBJECT_KEYS = frozenset({"additionalProperties", "contains", "else", "if", "items", "not", "propertyNames", "then"})
+_ARRAY_KEYS = frozenset({"allOf", "anyOf", "items", "oneOf", "prefixItems"})
+_LITERAL_KEYS = frozenset({"const", "default", "enum", "examples"})
+_OPENAPI_KEYS = frozenset({"discriminator", "externalDocs", "readOnly", "writeOnly", "xml", "example"})
+_META_KEYS = ("title", "description", "default")
+
+
+def _ordered(obj: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: obj[key] for key in js_ordered_keys(obj)}
+
+
+def _truthy(value: object) -> bool:
+    """JavaScript truthiness of JSON data."""
+    if value is None or value is False:
+        return False
+    if isinstance(value, int | float | str):
+        return bool(value) and value == value
+    return True
+
+
+def _copy_meta(source: Mapping[str, Any], target: dict[str, Any]) -> None:
+    for key in _META_KEYS:
+        if key in source:
+            target[key] = source[key]
+
+
+# ---------------------------------------------------------------------------------------------------
+# §8.2 step 1: local $ref inlining
+# ---------------------------------------------------------------------------------------------------
+
+_Defs = tuple[dict[str, Any], dict[str, Any]]  # ($defs, definitions) visible at one level
+_DEFS_REF = re.compile(r"#/(\$defs|definitions)/([^/]+)(?:/([^\n\r\u2028\u2029]*))?\Z")
+_INDEX = re.compile(r"(?:0|[1-9][0-9]*)\Z")
+
+
+def _extend_defs(defs: _Defs | None, schema: Mapping[str, Any]) -> _Defs | None:
+    own = schema.get("$defs")
+    legacy = schema.get("definitions")
+    own = own if isinstance(own, dict) else None
+    legacy = legacy if isinstance(legacy, dict) else None
+    if own is None and legacy is None:
+        return defs
+    nxt = (dict(defs[0]), dict(defs[1])) if defs else ({}, {})
+    nxt[0].update(_ordered(own or {}))
+    nxt[1].update(_ordered(legacy or {}))
+    return nxt
+
+
+def _decode(segment: str) -> str:
+    return segment.replace("~1", "/").replace("~0", "~")
+
+
+def _resolve_path(value: Any, segments: list[str]) -> Any:
+    current = value
+    for segment in segments:
+        if not isinstance(current, dict | list):
+            return _MISSING
+        key = _decode(segment)
+        if isinstance(current, list):
+            index = int(key) if _INDEX.match(key) else -1
+            if index < 0 or index >= len(current):
+                return _MISSING
+            current = current[index]
+        elif key in current:
+            current = current[key]
+        else:
+            return _MISSING
+    return current
+
+
+def _resolve_ref(ref: str, defs: _Defs | None, root: Any) -> Any:
+    match = _DEFS_REF.match(ref)
+    if match and defs:
+        namespace = defs[0] if match.group(1) == "$defs" else defs[1]
+        name = _decode(match.group(2))
+        resolved = namespace.get(name, _MISSING) if name else _MISSING
+        if resolved is not _MISSING:
+            rest = match.group(3)
+            return _resolve_path(resolved, rest.split("/") if rest else [])
+    if not ref.startswith("#/"):
+        return _MISSING
+    return _resolve_path(root, ref[2:].split("/"))
+
+
+@dataclass(slots=True)
+class _InlineState:
+    unresolved_local_refs: bool = False
+
+
+def _inline(schema: Any, defs: _Defs | None, stack: frozenset[str], state: _InlineState, root: Any) -> Any:
+    if isinstance(schema, list):
+        return [_inline(entry, defs, stack, state, root) for entry in schema]
+    if not isinstance(schema, dict):
+        return schema
+    next_defs = _extend_defs(defs, schema)
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref:
+        if ref in stack:
+            return {}
+        resolved = _resolve_ref(ref, next_defs, root)
+        if resolved is _MISSING:
+            if ref.startswith("#/"):
+                state.unresolved_local_refs = True
+            return _ordered(schema)
+        inlined = _inline(resolved, next_defs, stack | {ref}, state, root)
+        if not isinstance(inlined, dict):
+            return inlined
+        result = dict(inlined)
+        _copy_meta(schema, result)
+        if schema.get("nullable") is True:
+            result["nullable"] = True
+        return result
+    out: dict[str, Any] = {}
+    for key, value in _ordered(schema).items():
+        if key in ("$defs", "definitions", "components"):
+            continue
+        if key in _LITERAL_KEYS:
+            out[key] = value
+        elif key in _MAP_KEYS and isinstance(value, dict):
+            out[key] = {k: _inline(v, next_defs, stack, state, root) for k, v in _ordered(value).items()}
+        elif key in _OBJECT_KEYS and isinstance(value, dict):
+            out[key] = _inline(value, next_defs, stack, state, root)
+        elif key in _ARRAY_KEYS and isinstance(value, list):
+            out[key] = [_inline(entry, next_defs, stack, state, root) for entry in value]
+        else:
+            out[key] = value
+    if state.unresolved_local_refs:
+        for key in ("$defs", "definitions", "components"):
+            if key in schema:
+                out[key] = schema[key]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# §8.2 step 2: OpenAPI keywords
+# ---------------------------------------------------------------------------------------------------
+
+
+def _null_like(schema: object) -> bool:
+    if not isinstance(schema, dict):
+        return False
+    kind = schema.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    if "const" in schema and schema["const"] is None:
+        return True
+    enum = schema.get("enum")
+    return isinstance(enum, list) and any(entry is None for entry in enum)
+
+
+def _with_null_type(kind: Any) -> Any:
+    if kind == "null":
+        return kind
+    if isinstance(kind, str):
+        return [kind, "null"]
+    if isinstance(kind, list):
+        return kind if "null" in kind else [*kind, "null"]
+    return kind
+
+
+def _openapi(schema: Any) -> Any:
+    if isinstance(schema, list):
+        return [_openapi(entry) for entry in schema]
+    if not isinstance(schema, dict):
+        return schema
+    nullable = schema.get("nullable") is True
+    out = _ordered(schema)
+    for key, value in list(out.items()):
+        if key == "nullable" or key in _OPENAPI_KEYS:
+            del out[key]
+        elif key in _LITERAL_KEYS or key == "components":
+            continue
+        elif key in _MAP_KEYS and isinstance(value, dict):
+            out[key] = {k: _openapi(v) for k, v in _ordered(value).items()}
+        elif key in _OBJECT_KEYS and isinstance(value, dict):
+            out[key] = _openapi(value)
+        elif key in _ARRAY_KEYS and isinstance(value, list):
+            out[key] = [_openapi(entry) for entry in value]
+    if nullable:
+        if any(isinstance(out.get(key), list) for key in ("allOf", "anyOf", "oneOf")):
+            branches = [b for k in ("anyOf", "oneOf") if isinstance(out.get(k), list) for b in out[k]]
+            if any(_null_like(branch) for branch in branches):
+                return out
+            wrapped: dict[str, Any] = {"anyOf": [out, {"type": "null"}]}
+            _copy_meta(out, wrapped)
+            return wrapped
+        if "type" in out:
+            out["type"] = _with_null_type(out["type"])
+        enum = out.get("enum")
+        if isinstance(enum, list) and not any(entry is None for entry in enum):
+            out["enum"] = [*enum, None]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# §8.2 steps 3–4: top-level shape and array items
+# ---------------------------------------------------------------------------------------------------
+
+
+def _add_array_items(schema: Any) -> Any:
+    if not isinstance(schema, dict):
+        return schema
+    out = _ordered(schema)
+    if schema.get("type") == "array" and "items" not in schema:
+        out["items"] = {}
+    for key, value in list(out.items()):
+        if key in _MAP_KEYS and isinstance(value, dict):
+            out[key] = {k: _add_array_items(v) for k, v in _ordered(value).items()}
+        elif key in _OBJECT_KEYS or key in _ARRAY_KEYS:
+            out[key] = [_add_array_items(v) for v in value] if isinstance(value, list) else _add_array_items(value)
+    return out
+
+
+def _js_typeof(value: object) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return "string" if isinstance(value, str) else "object"
+
+
+def _same_value_zero(left: object, right: object) -> bool:
+    """JavaScript SameValueZero (``Set`` membership): objects by identity, ``NaN`` equals ``NaN``."""
+    if isinstance(left, dict | list) or isinstance(right, dict | list):
+        return left is right
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left == right
+    if isinstance(left, int | float) and isinstance(right, int | float):
+        return left == right or (left != left and right != right)
+    return type(left) is type(right) and left == right
+
+
+def _enum_values(schema: object) -> list[Any] | None:
+    if not isinstance(schema, dict):
+        return None
+    if isinstance(schema.get("enum"), list):
+        return list(schema["enum"])
+    if "const" in schema:
+        return [schema["const"]]
+    variants = schema.get("anyOf") if isinstance(schema.get("anyOf"), list) else schema.get("oneOf")
+    if isinstance(variants, list):
+        values = [value for variant in variants for value in _enum_values(variant) or []]
+        return values or None
+    return None
+
+
+def _merge_property(existing: Any, incoming: Any) -> Any:
+    if existing is _MISSING or not _truthy(existing):
+        return incoming
+    if not _truthy(incoming):
+        return existing
+    left, right = _enum_values(existing), _enum_values(incoming)
+    if left is None and right is None:
+        return existing
+    values: list[Any] = []
+    for value in [*(left or []), *(right or [])]:
+        if not any(_same_value_zero(value, seen) for seen in values):
+            values.append(value)
+    merged: dict[str, Any] = {}
+    for source in (existing, incoming):
+        if isinstance(source, dict):
+            for key in _META_KEYS:
+                if key not in merged and key in source:
+                    merged[key] = source[key]
+    types = {_js_typeof(value) for value in values}
+    if len(types) == 1:
+        merged["type"] = types.pop()
+    merged["enum"] = values
+    return merged
+
+
+def _flatten(schema: dict[str, Any], variants: list[Any]) -> dict[str, Any]:
+    own_props = schema.get("properties")
+    merged: dict[str, Any] = _ordered(own_props) if isinstance(own_props, dict) else {}
+    required_counts: dict[str, int] = {}
+    object_variants = 0
+    for entry in variants:
+        if not isinstance(entry, dict):
+            continue
+        props = entry.get("properties")
+        if not isinstance(props, dict | list):
+            continue
+        object_variants += 1
+        items = _ordered(props).items() if isinstance(props, dict) else ((str(i), v) for i, v in enumerate(props))
+        for key, value in items:
+            merged[key] = _merge_property(merged.get(key, _MISSING), value)
+        entry_required = entry.get("required")
+        for key in entry_required if isinstance(entry_required, list) else []:
+            if isinstance(key, str):
+                required_counts[key] = required_counts.get(key, 0) + 1
+    own_required = schema.get("required")
+    base = [key for key in own_required if isinstance(key, str)] if isinstance(own_required, list) else None
+    required: list[str] | None = base
+    if not base:
+        required = [k for k, c in required_counts.items() if c == object_variants] if object_variants else None
+    out: dict[str, Any] = {"type": "object"}
+    if isinstance(schema.get("title"), str):
+        out["title"] = schema["title"]
+    if isinstance(schema.get("description"), str):
+        out["description"] = schema["description"]
+    fallback = schema.get("properties")
+    out["properties"] = merged if merged else ({} if fallback is None else fallback)
+    if required:
+        out["required"] = required
+    out["additionalProperties"] = schema.get("additionalProperties", True)
+    return out
+
+
+def normalize_tool_parameters(schema: JsonValue) -> JsonValue:
+    """The model-facing parameter schema of a tool (§8.2): local ``$ref``s inlined, OpenAPI keywords
+    (``nullable``, ``example``, …) turned into JSON Schema, the top level made an object schema (top-level
+    ``anyOf``/``oneOf`` flattened), and ``items: {}`` added to arrays without ``items``. The input is not
+    modified; the result is a fresh structure (JavaScript key order)."""
+    inlined = _openapi(_inline(schema, None, frozenset(), _InlineState(), schema))
+    if isinstance(inlined, list):
+        return inlined or {"type": "object", "properties": {}}
+    if not isinstance(inlined, dict):
+        return inlined
+    variant_key = next((k for k in ("anyOf", "oneOf") if isinstance(inlined.get(k), list)), None)
+    conditional = variant_key or ("allOf" if isinstance(inlined.get("allOf"), list) else None)
+    props_ok = isinstance(inlined.get("properties"), dict)
+    if conditional is None:
+        if inlined.get("type") == "object":
+            return _add_array_items(inlined if props_ok else {**inlined, "properties": {}})
+        if "type" not in inlined and (props_ok or isinstance(inlined.get("required"), list)):
+            properties = inlined["properties"] if props_ok else {}
+            return _add_array_items({**inlined, "type": "object", "properties": properties})
+        if not inlined:
+            return {"type": "object", "properties": {}}
+    if variant_key is None:
+        return _add_array_items(inlined)
+    return _add_array_items(_flatten(inlined, inlined[variant_key]))
+
+
+# ---------------------------------------------------------------------------------------------------
+# §8.3 output schemas
+# ---------------------------------------------------------------------------------------------------
+
+
+def is_draft_2020_12(schema: object) -> bool:
+    """True when ``schema["$schema"]`` is exactly the draft-2020-12 URI (else: draft-07 validation)."""
+    return isinstance(schema, dict) and schema.get("$schema") == DRAFT_2020_12_SCHEMA
+
+
+def invalid_schema_message(message: str) -> str:
+    """The listing failure for an unusable draft-2020-12 output schema."""
+    return f"Invalid MCP draft-2020-12 JSON Schema: {message}"
+
+
+def json_pointer(path: Iterable[str | int]) -> str:
+    """An instance path as a JSON pointer (``["a", 0]`` → ``/a/0``; ``[]`` → ``""``)."""
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+
+
+def format_validation_errors(errors: Iterable[tuple[str, str]]) -> str:
+    """``(instance pointer, message)`` pairs as ``"<pointer> <message>"`` joined with ``, `` (just the
+    message for the root; a blank message reads ``schema validation failed``); no errors →
+    ``schema validation failed``."""
+    parts = []
+    for pointer, message in errors:
+        text = message.strip() or "schema validation failed"
+        parts.append(f"{pointer} {text}" if pointer else text)
+    return ", ".join(parts) or "schema validation failed"
+
+
+@dataclass(frozen=True, slots=True)
+class CallResultViolation:
+    """A ``tools/call`` result rejected by §4.11 (raise it as an MCP error with this code)."""
+
+    code: int
+    message: str
+
+    def rendered(self) -> str:
+        return f"MCP error {self.code}: {self.message}"
+
+
+def check_call_result(
+    tool_name: str, result: Mapping[str, Any], validate: Callable[[JsonValue], str | None]
+) -> CallResultViolation | None:
+    """§4.11 for a tool listed with an ``outputSchema``; ``validate`` returns ``None`` when the structured
+    content is valid, else the details text (:func:`format_validation_errors`)."""
+    if "structuredContent" not in result:
+        if result.get("isError") is True:
+            return None
+        return CallResultViolation(
+            -32600, f"Tool {tool_name} has an output schema but did not return structured content"
+        )
+    details = validate(result["structuredContent"])
+    if details is None:
+        return None
+    return CallResultViolation(-32602, f"Structured content does not match the tool's output schema: {details}")
+
+
+_RESOURCE_KEYS = frozenset(
+    {"$anchor", "$defs", "$dynamicAnchor", "$id", "$recursiveAnchor", "$schema", "$vocabulary", "definitions"}
+)
+_VALUE_KEYS = frozenset(
+    {
+        "additionalItems", "additionalProperties", "contains", "else", "if", "items", "not", "propertyNames",
+        "then", "unevaluatedItems", "unevaluatedProperties",
+    }
+)  # fmt: skip
+_ARRAY_KEYS_2020 = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+_MAP_KEYS_2020 = _MAP_KEYS
+
+
+def _expand_types(schema: dict[str, Any]) -> dict[str, Any]:
+    kind = schema.get("type")
+    types = list(kind) if isinstance(kind, list) else [kind] if isinstance(kind, str) else None
+    if types is None:
+        return schema
+    if schema.get("nullable") is True and "null" not in types:
+        types.append("null")
+    if len(types) == 1 and not isinstance(kind, list):
+        return schema
+    rest = [(k, v) for k, v in schema.items() if k not in ("nullable", "type")]
+    out = {k: v for k, v in rest if k in _RESOURCE_KEYS}
+    branch = {k: v for k, v in rest if k not in _RESOURCE_KEYS}
+    out["anyOf"] = [{**branch, "type": t} for t in types]
+    return out
+
+
+def _additional_as_pattern(schema: dict[str, Any]) -> dict[str, Any]:
+    extra = schema.get("additionalProperties")
+    if not isinstance(extra, dict) or isinstance(schema.get("properties"), dict):
+        return schema
+    if isinstance(schema.get("patternProperties"), dict):
+        return schema
+    out = {k: v for k, v in schema.items() if k != "additionalProperties"}
+    out["patternProperties"] = {".*": extra}
+    out["additionalProperties"] = False
+    return out
+
+
+_ESCAPED_SEPARATOR = re.compile(r"\\([^\\])")
+
+
+def _repair_pattern(pattern: str, compiles: Callable[[str], bool]) -> str:
+    if compiles(pattern):
+        return pattern
+    repaired = _ESCAPED_SEPARATOR.sub(lambda m: m.group(1) if m.group(1) in ":/" else m.group(0), pattern)
+    return repaired if compiles(repaired) else pattern
+
+
+def _node(schema: Any, compiles: Callable[[str], bool]) -> Any:
+    if isinstance(schema, list):
+        return [_node(entry, compiles) for entry in schema]
+    if not isinstance(schema, dict):
+        return schema
+    current = _ordered(schema)
+    enum = current.get("enum")
+    if (
+        current.get("nullable") is True
+        and current.get("enumIncludesNull") is True
+        and isinstance(enum, list)
+        and not any(entry is None for entry in enum)
+    ):
+        current = {**current, "enum": [*enum, None]}
+    current = _additional_as_pattern(_expand_types(current))
+    out: dict[str, Any] = {}
+    for key, value in current.items():
+        if key == "format":
+            continue
+        if key == "$dynamicRef" and "$ref" not in current:
+            out["$ref"] = value
+        elif key == "pattern" and isinstance(value, str):
+            out[key] = _repair_pattern(value, compiles)
+        elif key == "patternProperties" and isinstance(value, dict):
+            merged: dict[str, Any] = {}
+            for pattern, sub in _ordered(value).items():
+                repaired, node = _repair_pattern(pattern, compiles), _node(sub, compiles)
+                merged[repaired] = node if repaired not in merged else {"allOf": [merged[repaired], node]}
+            out[key] = merged
+        elif key in _MAP_KEYS_2020:
+            out[key] = {k: _node(v, compiles) for k, v in _ordered(value).items()} if isinstance(value, dict) else value
+        elif key == "dependencies" and isinstance(value, dict):
+            out[key] = {
+                k: v if isinstance(v, list) and all(isinstance(e, str) for e in v) else _node(v, compiles)
+                for k, v in _ordered(value).items()
+            }
+        elif key in _VALUE_KEYS or key in _ARRAY_KEYS_2020:
+            out[key] = _node(value, compiles)
+        else:
+            out[key] = value
+    return out
+
+
+def normalize_output_schema(schema: JsonValue, pattern_compiles: Callable[[str], bool] | None = None) -> JsonValue:
+    """The draft-2020-12 output schema as the validator compiles it (§8.3 steps 1–6, ``format`` removed).
+
+    ``pattern_compiles`` decides whether a pattern is a valid Unicode-mode ECMAScript regex (rule 6);
+    default :func:`ecmascript_unicode_pattern_compiles`.
+    """
+    return _node(schema, pattern_compiles or ecmascript_unicode_pattern_compiles)
+
+
+_IDENTITY_ESCAPES = frozenset("^$\\.*+?()[]{}|/fnrtvdDsSwW0123456789")
+_QUANTIFIER = re.compile(r"\*|\+|\?|\{[0-9]+(?:,[0-9]*)?\}")
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _escape(pattern: str, i: int, in_class: bool) -> tuple[str, int] | None:
+    """The Python translation of the escape at ``pattern[i]`` and the index after it; ``None`` when
+    Unicode-mode ECMAScript rejects it."""
+    nxt = pattern[i + 1] if i + 1 < len(pattern) else ""
+    placeholder = "a" if in_class else "."
+    if nxt in ("p", "P") or (nxt == "u" and pattern.startswith("{", i + 2)):
+        close = pattern.find("}", i + 2)
+        return (placeholder, close + 1) if pattern.startswith("{", i + 2) and close >= 0 else None
+    if nxt in ("u", "x"):
+        width = 4 if nxt == "u" else 2
+        digits = pattern[i + 2 : i + 2 + width]
+        return (pattern[i : i + 2 + width], i + 2 + width) if len(digits) == width and set(digits) <= _HEX else None
+    if nxt == "c":
+        letter = pattern[i + 2 : i + 3]
+        return (placeholder, i + 3) if letter.isascii() and letter.isalpha() else None
+    if nxt == "k":
+        close = pattern.find(">", i + 3)
+        return (f"(?P={pattern[i + 3 : close]})", close + 1) if pattern.startswith("<", i + 2) and close >= 0 else None
+    if nxt in ("b", "B"):
+        if in_class:
+            return ("\\x08", i + 2) if nxt == "b" else None
+        return pattern[i : i + 2], i + 2
+    if (nxt == "-" and in_class) or (nxt and nxt in _IDENTITY_ESCAPES):
+        return pattern[i : i + 2], i + 2
+    return None
+
+
+def ecmascript_unicode_pattern_compiles(pattern: str) -> bool:
+    """Approximately ``new RegExp(pattern, "u")`` succeeding (decision D14 accepts dialect differences).
+
+    Unicode mode rejects identity escapes of other characters (``\\:``), lone ``{``/``}``/``]``, a
+    quantifier after a quantifier, and malformed ``\\x``/``\\u``/``\\c``/``\\p``/``\\k`` escapes; the rest
+    is checked by compiling a Python translation (``\\p{…}`` as ``.``, named groups as ``(?P<…>``).
+    """
+    out: list[str] = []
+    in_class = False
+    quantified = ""  # "q" right after a quantifier, "lazy" after its lazy ``?``
+    i, n = 0, len(pattern)
+    while i < n:
+        char = pattern[i]
+        after = ""
+        if char == "\\":
+            escaped = _escape(pattern, i, in_class)
+            if escaped is None:
+                return False
+            token, i = escaped
+        elif in_class:
+            in_class = char != "]"
+            token, i = char, i + 1
+        elif pattern.startswith(("[]", "[^]"), i):
+            token, i = ("(?!)", i + 2) if pattern[i + 1] == "]" else ("[\\s\\S]", i + 3)
+        elif (quantifier := _QUANTIFIER.match(pattern, i)) is not None:
+            if quantified == "q" and char == "?":
+                after = "lazy"
+            elif quantified:
+                return False
+            else:
+                after = "q"
+            token, i = quantifier.group(0), quantifier.end()
+        elif char in "{}]":
+            return False
+        elif pattern.startswith("(?<", i) and not pattern.startswith(("(?<=", "(?<!"), i):
+            token, i = "(?P<", i + 3
+        else:
+            in_class = char == "["
+            token, i = char, i + 1
+        quantified = after
+        out.append(token)
+    try:
+        re.compile("".join(out))
+    except (re.error, RecursionError, OverflowError):
+        return False
+    return True
