@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 from typing import Any
 
+from domain.codex import codex_annotations
 from domain.filters import JS_WHITESPACE, ToolFilter, is_tool_allowed, js_trim
 from domain.jsjson import JsonValue, js_number, js_ordered_keys
 from domain.names import safe_name_sort_key
@@ -93,6 +94,7 @@ class ServerEntry:
     tools: CapabilitySummary | None = None
     tool_filter: ToolFilter | None = None
     denied_tool_names: tuple[str, ...] = ()
+    codex_approval_mode: str | None = None
     """The session deny set, sorted by UTF-16 code units; empty when absent."""
 
 
@@ -109,6 +111,7 @@ class CatalogTool:
     ui_visibility: tuple[str, ...] | None = None
     excluded_from_openclaw_catalog: bool = False
     denied_by_session: bool = False
+    codex_annotations: tuple[tuple[str, bool], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -407,6 +410,7 @@ def build_server_catalog(
     tool_filter: ToolFilter | None,
     denied_tool_names: Set[str],
     generated_at: int,
+    codex_approval_mode: str | None = None,
 ) -> Catalog:
     """The catalog of one successfully listed server (§4.4 step 8)."""
     tools_capability = capabilities.tools
@@ -424,6 +428,7 @@ def build_server_catalog(
         tools=tools_capability,
         tool_filter=tool_filter,
         denied_tool_names=tuple(sorted(denied_tool_names, key=_utf16_key)),
+        codex_approval_mode=codex_approval_mode,
     )
     fallback = f'Provided by bundle MCP server "{server_name}" ({launch_summary}).'
 
@@ -442,6 +447,7 @@ def build_server_catalog(
             ui_visibility=ui_visibility(meta),
             excluded_from_openclaw_catalog=excluded,
             denied_by_session=denied,
+            codex_annotations=tuple(codex_annotations(tool.get("annotations")).items()),
         )
 
     included = tuple(catalog_tool(tool, False, False) for tool in normalized.included)
