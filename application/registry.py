@@ -351,14 +351,21 @@ class Registry:
         await self._config.commit("set", key, change)
         return server
 
-    async def configure(self, name: str, request: ConfigureRequest) -> bool:
-        """Apply operator controls; returns True when a bare disabled override was removed instead."""
+    async def configure(self, name: str, request: ConfigureRequest, probe: CandidateProbe | None = None) -> bool:
+        """Apply operator controls; returns True when a bare disabled override was removed instead.
+
+        With ``probe``, the updated server is probed before saving unless it is disabled or uses OAuth.
+        """
         if request.enable and request.disable:
             raise CommandError("Specify only one of --enable or --disable.")
         analysis = await self._config.load()
         if name not in analysis.servers:
             raise CommandError(not_found_message(name, self.path))
         removed = False
+        if probe is not None:
+            preview = _apply_configure(copy.deepcopy(analysis.servers[name]), request)
+            if preview.get("enabled") is not False and preview.get("auth") != "oauth":
+                await probe(name, preview)
 
         def change(servers: dict[str, Any]) -> None:
             nonlocal removed

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
 
 __all__ = ["ANNOTATION_HINTS", "codex_annotations", "codex_approval_mode"]
 
@@ -13,9 +12,11 @@ _MODES = ("auto", "prompt", "approve")
 _OPENCLAW_LOOPBACK = re.compile(r"^https?://(?:127\.0\.0\.1|localhost):\d+/mcp(?:[?#].*)?$")
 
 
-def codex_approval_mode(server_name: str, server: Mapping[str, Any]) -> str | None:
+def codex_approval_mode(server_name: str, server: object) -> str | None:
     """``codex.defaultToolsApprovalMode``, else the snake_case spelling, else ``approve`` for the
     loopback ``openclaw`` server, else ``None`` (callers show ``auto``)."""
+    if not isinstance(server, Mapping):
+        return None
     codex = server.get("codex")
     codex = codex if isinstance(codex, dict) else {}
     for key in ("defaultToolsApprovalMode", "default_tools_approval_mode"):

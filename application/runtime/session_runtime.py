@@ -1,0 +1,526 @@
+"""The per-session MCP runtime: one server runtime per configured server, a merged catalog, call routing,
+leases and dispose (spec client-runtime §4.14; operations §4.9, §9.3).
+
+upstream: ``src/agents/agent-bundle-mcp-runtime.ts`` ``createSessionMcpRuntime``,
+``agent-bundle-mcp-combined.ts`` ``createCombinedSessionMcpRuntime``.
+
+Usage::
+
+    async with SessionRuntime(config, services, collator=collator) as runtime:
+        catalog = await runtime.get_catalog()
+        result = await runtime.call_tool("docs", "search", {"q": "x"})
+    # leaving the block disposes every server (stdio process trees torn down)
+
+Nothing connects before the first :meth:`SessionRuntime.get_catalog` (or an operation that needs it);
+servers are then connected and listed concurrently (at most 6 at a time).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+import anyio
+import anyio.abc
+
+from application.ports import Collator
+from application.runtime.errors import CleanupUnconfirmed, RuntimeDisposed, ServerNotConnected
+from application.runtime.server_runtime import (
+    FailureBackoff,
+    RuntimeServices,
+    ServerRuntime,
+    ServerSpec,
+    TaskHost,
+    _Flight,
+)
+from domain.catalog import Catalog, merge_catalogs
+from domain.filters import server_denied_by_tool_policy, session_deny_set
+from domain.jsjson import js_ordered_keys
+from domain.names import assign_safe_server_names
+
+__all__ = [
+    "CATALOG_CONCURRENCY",
+    "SessionConfig",
+    "SessionRuntime",
+    "config_fingerprint",
+]
+
+CATALOG_CONCURRENCY = 6
+
+
+@dataclass(frozen=True, slots=True)
+class SessionConfig:
+    """What a session runtime serves.
+
+    ``servers`` is the merged, enabled server map of the session (§10.8), raw definitions in JavaScript
+    key order. ``safe_server_names`` overrides the safe-name assignment (§5.2; default: assigned from every
+    key of ``servers``, before any exclusion). ``tool_denylist`` is the session's tool-policy deny list:
+    servers it matches (§6.5) are excluded before anything connects. ``mcp_tools_deny`` is
+    ``toolOverrides.mcpToolsDeny`` (§6.6). ``configured_server_names`` are the names present in the user
+    config's ``mcp.servers`` (the others are plugin-owned; ``None``: all configured).
+    """
+
+    session_id: str
+    servers: Mapping[str, object]
+    safe_server_names: Mapping[str, str] | None = None
+    mcp_tools_deny: Mapping[str, Sequence[str]] | None = None
+    mcp_apps_enabled: bool = False
+    configured_server_names: frozenset[str] | None = None
+    workspace_dir: str | None = None
+    agent_dir: str | None = None
+    tool_denylist: tuple[str, ...] = ()
+
+    def declared_names(self) -> list[str]:
+        """Every server of the map, in JavaScript key order (§0.5)."""
+        return js_ordered_keys(self.servers)
+
+    def safe_names(self) -> dict[str, str]:
+        """Safe server names of the declared set (§5.2)."""
+        assigned = assign_safe_server_names(self.declared_names())
+        if self.safe_server_names is not None:
+            assigned.update(self.safe_server_names)
+        return assigned
+
+    def server_names(self) -> list[str]:
+        """The servers the runtime serves (part order): declared ones not excluded by the tool policy."""
+        if not self.tool_denylist:
+            return self.declared_names()
+        safe = self.safe_names()
+        return [
+            name for name in self.declared_names() if not server_denied_by_tool_policy(self.tool_denylist, safe[name])
+        ]
+
+
+def _digest(value: object) -> str:
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _deny_digest(config: SessionConfig, names: Sequence[str]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for name in names:
+        denied = session_deny_set(config.mcp_tools_deny, name)
+        if denied:
+            out[name] = sorted(denied)
+    return out
+
+
+def config_fingerprint(config: SessionConfig, server_names: Sequence[str] | None = None) -> str:
+    """SHA-256 of the canonical JSON (sorted keys, decision D12) of ``{servers, mcpAppsEnabled,
+    safeServerNames, mcpToolsDeny}``: for the whole session (served servers, every declared safe name), or
+    for one server's runtime when ``server_names`` is given (reuse on reload, §4.14)."""
+    names = config.server_names() if server_names is None else list(server_names)
+    safe = config.safe_names()
+    payload: dict[str, object] = {
+        "servers": {name: config.servers[name] for name in names},
+        "mcpAppsEnabled": config.mcp_apps_enabled,
+        "safeServerNames": safe if server_names is None else {name: safe[name] for name in names},
+    }
+    deny = _deny_digest(config, names)
+    if deny:
+        payload["mcpToolsDeny"] = deny
+    return _digest(payload)
+
+
+def _server_spec(config: SessionConfig, name: str) -> ServerSpec:
+    configured = config.configured_server_names
+    return ServerSpec(
+        server_name=name,
+        definition=config.servers[name],
+        safe_server_name=config.safe_names()[name],
+        denied_tool_names=session_deny_set(config.mcp_tools_deny, name),
+        plugin_owned=configured is not None and name not in configured,
+        fingerprint=config_fingerprint(config, [name]),
+        workspace_dir=config.workspace_dir,
+        agent_dir=config.agent_dir,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _PartResult:
+    catalog: Catalog
+    cached: bool
+
+
+async def _load_current(part: ServerRuntime) -> Catalog:
+    retired = part.retired_catalog
+    if retired is not None:
+        return retired
+    try:
+        catalog = await part.get_catalog()
+    except RuntimeDisposed:
+        retired = part.retired_catalog
+        if retired is not None:
+            return retired
+        raise
+    return part.retired_catalog or catalog
+
+
+async def _load_part(
+    part: ServerRuntime,
+    index: int,
+    results: list[_PartResult | None],
+    errors: list[Exception],
+    limiter: anyio.CapacityLimiter,
+) -> None:
+    async with limiter:
+        try:
+            catalog = await _load_current(part)
+        except Exception as exc:
+            errors.append(exc)
+            return
+        results[index] = _PartResult(catalog, part.peek_catalog() is not None)
+
+
+class SessionRuntime:
+    """The MCP runtime of one session (§4.14). An async context manager: entering starts its task group
+    (unless a ``host`` is supplied by an owner such as the manager), leaving disposes every server.
+
+    Operations route by server name; an unknown name raises
+    ``bundle-mcp server "<name>" is not connected``.
+    """
+
+    def __init__(
+        self,
+        config: SessionConfig,
+        services: RuntimeServices,
+        *,
+        collator: Collator,
+        host: TaskHost | None = None,
+        reuse: dict[str, ServerRuntime] | None = None,
+    ) -> None:
+        self._config = config
+        self._services = services
+        self._collator = collator
+        self._owns_host = host is None
+        self._host = host if host is not None else TaskHost()
+        self._tg_cm: anyio.abc.TaskGroup | None = None
+        self._fingerprint = config_fingerprint(config)
+        parts: list[ServerRuntime] = []
+        for name in config.server_names():
+            spec = _server_spec(config, name)
+            existing = reuse.get(name) if reuse is not None else None
+            if (
+                existing is not None
+                and not existing.disposed
+                and existing.spec.fingerprint == spec.fingerprint
+                and existing.spec.workspace_dir == spec.workspace_dir
+                and existing.spec.agent_dir == spec.agent_dir
+            ):
+                assert reuse is not None
+                del reuse[name]
+                parts.append(existing)
+            else:
+                parts.append(ServerRuntime(spec, session_id=config.session_id, services=services, host=self._host))
+        self._parts = parts
+        self._owned: dict[str, ServerRuntime] = {part.server_name: part for part in parts}
+        self._current = True
+        now = services.clock.now_ms()
+        self.created_at = min([now, *(part.created_at for part in parts)])
+        self._last_used_at = max([now, *(part.last_used_at for part in parts)])
+        self._active_leases = 0
+        self._merged: Catalog | None = None
+        self._sources: list[Catalog] | None = None
+        self._in_flight: _Flight[Catalog] | None = None
+        self._disposal: _Flight[None] | None = None
+        self._cleanup_failure: BaseException | None = None
+        self._disposed_parts: list[ServerRuntime] = []
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def __aenter__(self) -> SessionRuntime:
+        if self._owns_host:
+            tg = anyio.create_task_group()
+            await tg.__aenter__()
+            self._tg_cm = tg
+            self._host.attach(tg)
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        try:
+            with anyio.CancelScope(shield=True):
+                await self.dispose()
+        finally:
+            tg = self._tg_cm
+            if tg is not None:
+                self._tg_cm = None
+                tg.cancel_scope.cancel()  # every task handles its own errors; stragglers are cut here
+                try:
+                    await tg.__aexit__(None, None, None)
+                finally:
+                    self._host.attach(None)
+        return None
+
+    # ------------------------------------------------------------------ identity and bookkeeping
+
+    @property
+    def session_id(self) -> str:
+        return self._config.session_id
+
+    @property
+    def config(self) -> SessionConfig:
+        return self._config
+
+    @property
+    def config_fingerprint(self) -> str:
+        return self._fingerprint
+
+    @property
+    def workspace_dir(self) -> str | None:
+        return self._config.workspace_dir
+
+    @property
+    def agent_dir(self) -> str | None:
+        return self._config.agent_dir
+
+    @property
+    def parts(self) -> tuple[ServerRuntime, ...]:
+        """The server runtimes, in server-map key order."""
+        return tuple(self._parts)
+
+    @property
+    def is_current(self) -> bool:
+        """False once disposed or once a reload retired one of its servers (the manager then replaces it)."""
+        return self._current
+
+    @property
+    def has_servers(self) -> bool:
+        return bool(self._owned)
+
+    @property
+    def last_used_at(self) -> int:
+        return self._last_used_at
+
+    @property
+    def active_leases(self) -> int:
+        return max(self._active_leases, sum(part.active_leases for part in self._parts))
+
+    def acquire_lease(self) -> Callable[[], None]:
+        """Count one user on the session and on every server; the release is idempotent."""
+        self._active_leases += 1
+        releases = [part.acquire_lease() for part in self._parts]
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if released:
+                return
+            released = True
+            self._active_leases = max(0, self._active_leases - 1)
+            for part_release in releases:
+                part_release()
+
+        return release
+
+    def mark_used(self) -> None:
+        self._last_used_at = self._services.clock.now_ms()
+        for part in self._parts:
+            part.mark_used()
+
+    def server_runtime(self, server_name: str) -> ServerRuntime | None:
+        """The live server runtime of ``server_name`` (``None`` when unknown or disposed)."""
+        return self._owned.get(server_name)
+
+    def request_timeout_ms(self, server_name: str) -> int | None:
+        owner = self._owned.get(server_name)
+        return owner.request_timeout_ms(server_name) if owner is not None else None
+
+    # ------------------------------------------------------------------ catalog
+
+    def _source(self, part: ServerRuntime) -> Catalog | None:
+        return part.retired_catalog or part.peek_catalog()
+
+    def _merged_is_current(self) -> bool:
+        sources = self._sources
+        return (
+            self._merged is not None
+            and sources is not None
+            and all(self._source(part) is sources[i] for i, part in enumerate(self._parts))
+        )
+
+    def peek_catalog(self) -> Catalog | None:
+        """The merged stored catalogs, or ``None`` when some server has none; never connects."""
+        if self._merged is not None and self._merged_is_current():
+            return self._merged
+        peeked = [self._source(part) for part in self._parts]
+        catalogs = [catalog for catalog in peeked if catalog is not None]
+        if len(catalogs) != len(peeked):
+            return None
+        return merge_catalogs(catalogs, self._collator.key)
+
+    async def get_catalog(self) -> Catalog:
+        """The merged catalog of every server (§4.14). Failures to start or list a server are diagnostics;
+        after :meth:`dispose` it merges the retired catalogs."""
+        merged = self._merged
+        if merged is not None and not merged.diagnostics and self._merged_is_current():
+            return merged
+        if self._in_flight is not None:
+            return await self._in_flight.wait()
+        flight: _Flight[Catalog] = _Flight()
+        self._host.start_soon(self._run_merge, flight)
+        self._in_flight = flight
+        return await flight.wait()
+
+    async def _run_merge(self, flight: _Flight[Catalog]) -> None:
+        try:
+            flight.resolve(await self._load_merged())
+        except Exception as exc:
+            flight.fail(exc)
+        finally:
+            if self._in_flight is flight:
+                self._in_flight = None
+            if not flight.done.is_set():
+                flight.fail(RuntimeDisposed(self.session_id))
+
+    async def _load_merged(self) -> Catalog:
+        parts = self._parts
+        loaded: list[_PartResult | None] = [None] * len(parts)
+        limiter = anyio.CapacityLimiter(CATALOG_CONCURRENCY)
+        for _attempt in range(2):
+            results = list(loaded)
+            errors: list[Exception] = []
+
+            async with anyio.create_task_group() as tg:
+                for index, part in enumerate(parts):
+                    previous = loaded[index]
+                    if previous is not None and (
+                        not previous.cached or part.retired_catalog is not None or part.peek_catalog() is not None
+                    ):
+                        continue
+                    tg.start_soon(_load_part, part, index, results, errors, limiter)
+            if errors:
+                raise errors[0]
+            loaded = results
+        catalogs: list[Catalog] = []
+        for index, part in enumerate(parts):
+            source = self._source(part)
+            result = loaded[index]
+            if source is None:
+                assert result is not None
+                source = result.catalog
+            catalogs.append(source)
+        if (
+            self._merged is not None
+            and self._sources is not None
+            and len(self._sources) == len(catalogs)
+            and all(a is b for a, b in zip(self._sources, catalogs, strict=True))
+        ):
+            return self._merged
+        self._sources = catalogs
+        self._merged = merge_catalogs(catalogs, self._collator.key)
+        return self._merged
+
+    # ------------------------------------------------------------------ routed operations
+
+    def _owner(self, server_name: str) -> ServerRuntime:
+        owner = self._owned.get(server_name)
+        if owner is None:
+            raise ServerNotConnected(server_name)
+        return owner
+
+    async def call_tool(self, server_name: str, tool_name: str, arguments: object) -> dict[str, Any]:
+        """``tools/call`` on ``server_name`` (arguments: a plain object, anything else sends ``{}``)."""
+        return await self._owner(server_name).call_tool(server_name, tool_name, arguments)
+
+    async def list_tools(self, server_name: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        return await self._owner(server_name).list_tools(server_name, params)
+
+    async def list_resources(self, server_name: str, *, failure_backoff: FailureBackoff = "track") -> list[Any]:
+        return await self._owner(server_name).list_resources(server_name, failure_backoff=failure_backoff)
+
+    async def read_resource(
+        self, server_name: str, uri: str, *, failure_backoff: FailureBackoff = "track"
+    ) -> dict[str, Any]:
+        return await self._owner(server_name).read_resource(server_name, uri, failure_backoff=failure_backoff)
+
+    async def list_resource_templates(self, server_name: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        return await self._owner(server_name).list_resource_templates(server_name, params)
+
+    async def list_prompts(self, server_name: str) -> list[Any]:
+        return await self._owner(server_name).list_prompts(server_name)
+
+    async def get_prompt(
+        self, server_name: str, name: str, arguments: Mapping[str, str] | None = None
+    ) -> dict[str, Any]:
+        return await self._owner(server_name).get_prompt(server_name, name, arguments)
+
+    # ------------------------------------------------------------------ reload, replace, dispose
+
+    def replace(self, config: SessionConfig) -> SessionRuntime:
+        """A runtime for ``config`` on the same task host, taking over every server runtime whose
+        fingerprint, workspace dir and agent dir are unchanged (they keep their connection and catalog).
+        Dispose this runtime afterwards: only the servers not taken over are closed."""
+        return SessionRuntime(config, self._services, collator=self._collator, host=self._host, reuse=self._owned)
+
+    async def reload(self, config: SessionConfig, *, reload_plugins: bool = False) -> None:
+        """A config publish (§4.14): retire every server that is plugin-owned while plugins reload, left the
+        config, changed safe name or changed fingerprint; the runtime is then no longer current."""
+        safe_next = config.safe_names()
+        retired: list[ServerRuntime] = []
+        serving = set(config.server_names())
+        for name, part in list(self._owned.items()):
+            left = name not in serving
+            if (
+                (reload_plugins and part.spec.plugin_owned)
+                or left
+                or safe_next.get(name) != part.spec.safe_server_name
+                or config_fingerprint(config, [name]) != part.spec.fingerprint
+            ):
+                del self._owned[name]
+                retired.append(part)
+        if retired:
+            self._current = False
+            await self._dispose_parts(retired)
+
+    async def _dispose_parts(self, parts: Sequence[ServerRuntime]) -> None:
+        self._disposed_parts.extend(parts)
+
+        async def dispose_one(part: ServerRuntime) -> None:
+            try:
+                await part.dispose()
+                await part.join_cleanup()
+            except Exception as exc:
+                if self._cleanup_failure is None:
+                    self._cleanup_failure = exc
+
+        async with anyio.create_task_group() as tg:
+            for part in parts:
+                tg.start_soon(dispose_one, part)
+
+    async def dispose(self) -> None:
+        """Dispose every server this runtime still owns (idempotent, shared). Never raises; use
+        :meth:`join_cleanup` to learn whether every connection confirmed its closure."""
+        if self._disposal is None:
+            self._current = False
+            retired = list(self._owned.values())
+            self._owned.clear()
+            flight: _Flight[None] = _Flight()
+            self._disposal = flight
+            try:
+                await self._dispose_parts(retired)
+            finally:
+                flight.resolve(None)
+        await self._disposal.wait()
+
+    async def join_cleanup(self) -> None:
+        """Await disposal and raise the first cleanup failure
+        (``MCP runtime cleanup could not confirm closure``)."""
+        if self._disposal is not None:
+            await self._disposal.wait()
+        for part in self._disposed_parts:
+            try:
+                await part.join_cleanup()
+            except CleanupUnconfirmed as exc:
+                if self._cleanup_failure is None:
+                    self._cleanup_failure = exc
+        if self._cleanup_failure is not None:
+            raise self._cleanup_failure
