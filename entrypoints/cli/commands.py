@@ -27,6 +27,7 @@ from application.registry import (
     not_found_message,
 )
 from domain.doctor import doctor_lines
+from domain.probe import probe_issue, probe_lines
 from domain.status import status_lines
 from entrypoints.cli.argv import Parsed
 from entrypoints.cli.console import Console
@@ -174,9 +175,8 @@ async def cmd_configure(registry: Registry, parsed: Parsed, console: Console) ->
     values = {key: parsed.options[key] for key in _CONFIGURE_FIELDS if parsed.options.get(key) is not None}
     for flag in ("enable", "disable", "clear_tools", "clear_timeouts", "clear_auth", "clear_tls"):
         values[flag] = bool(values.get(flag))
-    if _opt(parsed, "probe"):
-        raise CommandError("configure --probe needs the client runtime, which this build does not include yet.")
-    removed = await registry.configure(name, ConfigureRequest(**values))
+    probe = candidate_probe(registry, console) if _opt(parsed, "probe") else None
+    removed = await registry.configure(name, ConfigureRequest(**values), probe)
     if removed:
         console.out(f'Removed disabled MCP override for "{name}" in {registry.path}.')
     else:
@@ -189,10 +189,13 @@ async def cmd_doctor(registry: Registry, parsed: Parsed, console: Console) -> in
     name = parsed.args.get("name")
     if name is not None and name not in analysis.servers:
         raise CommandError(not_found_message(name, registry.path))
-    if _opt(parsed, "probe"):
-        raise NotImplementedError("openclaw mcp doctor --probe needs the client runtime, not in this build yet.")
     names = [name] if name is not None else registry.sorted_names(analysis.servers)
-    doctor = Doctor(OsHostFiles(), registry.oauth, registry.warnings, registry.env)
+    probe = None
+    if _opt(parsed, "probe"):
+        from entrypoints.cli.probing import doctor_probe
+
+        probe = doctor_probe(console, registry.env)
+    doctor = Doctor(OsHostFiles(), registry.oauth, registry.warnings, registry.env, probe)
     reports = await doctor.check_all(names, analysis.servers)
     ok = all(report["ok"] for report in reports)
     if _opt(parsed, "json"):
@@ -244,10 +247,44 @@ async def cmd_add(registry: Registry, parsed: Parsed, console: Console) -> int:
 
 
 def candidate_probe(registry: Registry, console: Console) -> CandidateProbe:
-    async def probe(name: str, server: dict[str, Any]) -> None:
-        raise NotImplementedError("probing needs the client runtime, which this build does not include yet")
+    from entrypoints.cli.probing import add_probe  # deferred: the client runtime is not needed otherwise
 
-    return probe
+    return add_probe(registry.path, console, registry.env)
+
+
+async def cmd_probe(registry: Registry, parsed: Parsed, console: Console) -> int:
+    analysis = await registry.load()
+    name = parsed.args.get("name")
+    as_json = bool(_opt(parsed, "json"))
+    if name is not None:
+        if name not in analysis.servers:
+            raise CommandError(not_found_message(name, registry.path))
+        if analysis.servers[name].get("enabled") is False:
+            raise CommandError(
+                f'MCP server "{name}" is disabled in {registry.path}. Run openclaw mcp configure {name} --enable '
+                "before probing it."
+            )
+        selected = {name: analysis.servers[name]}
+    else:
+        selected = analysis.servers
+    if not as_json and all(server.get("enabled") is False for server in selected.values()):
+        console.out(
+            f"No enabled MCP servers in {registry.path}. Add one with openclaw mcp add <name> --command <command> "
+            "or enable one with openclaw mcp configure <name> --enable."
+        )
+        return 0
+    from entrypoints.cli.probing import run_probe
+
+    result = await run_probe(selected, "openclaw-cli-mcp-probe", console, registry.env)
+    if as_json:
+        console.json(result)
+    else:
+        console.out("\n".join(probe_lines(registry.path, result)))
+    issue = probe_issue(registry.path, result, selected)
+    if issue is not None:
+        console.err(issue)
+        return 1
+    return 0
 
 
 async def cmd_reload(registry: Registry, parsed: Parsed, console: Console) -> int:
@@ -272,6 +309,7 @@ _HANDLERS: dict[str, Handler] = {
     "reload": cmd_reload,
     "doctor": cmd_doctor,
     "add": cmd_add,
+    "probe": cmd_probe,
 }
 
 

@@ -1,0 +1,178 @@
+"""The client runtime as a library an agent embeds (spec client-runtime; README "Client runtime").
+
+    async with SessionMcpRuntime(servers) as runtime:
+        for tool in await runtime.tools():
+            print(tool.name, tool.description)
+        result = await tool.execute({"query": "x"})   # AgentToolResult(content=[...], details={...})
+
+``servers`` is an ``mcp.servers`` map (name → definition, as in ``openclaw.json``); disabled entries are
+skipped. ``SessionMcpRuntime.from_openclaw_config()`` reads it from the OpenClaw config file instead.
+This module is the composition root of the runtime: it picks the connectors (stdio, HTTP) and the clock.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+from adapters.collation import UcaCollator
+from application.mcp_ports import McpConnection, McpEvent
+from application.runtime import RuntimeServices, SessionConfig, SessionRuntime
+from domain.content import AgentToolResult, project_call_result
+from domain.toolnames import AgentToolSpec, build_tools_from_catalog
+from domain.transport import HttpConfig, StdioConfig
+from domain.utility_tools import json_tool_result, parse_prompts_get_args, parse_resources_read_args, prompt_tool_result
+
+__all__ = ["McpTool", "SessionMcpRuntime", "TransportConnector", "WallClock", "enabled_servers"]
+
+
+class WallClock:
+    def now_ms(self) -> int:
+        return time.time_ns() // 1_000_000
+
+
+class TransportConnector:
+    """Routes each resolved config to the stdio or HTTP connector (the HTTP stack is imported lazily)."""
+
+    def __init__(self, environ: Mapping[str, str] | None = None) -> None:
+        from adapters.stdio import StdioMcpConnector
+
+        self._stdio = StdioMcpConnector(environ=environ)
+        self._http: Any = None
+
+    def connect(
+        self,
+        server_name: str,
+        config: StdioConfig | HttpConfig,
+        *,
+        on_event: Callable[[McpEvent], None],
+        log: Callable[[str], None],
+    ) -> AbstractAsyncContextManager[McpConnection]:
+        if isinstance(config, StdioConfig):
+            return self._stdio.connect(server_name, config, on_event=on_event, log=log)
+        if self._http is None:
+            from adapters.http import HttpMcpConnector
+
+            self._http = HttpMcpConnector()
+        connection: AbstractAsyncContextManager[McpConnection] = self._http.connect(
+            server_name, config, on_event=on_event, log=log
+        )
+        return connection
+
+
+def enabled_servers(servers: Mapping[str, Any]) -> dict[str, Any]:
+    """The servers a session runtime serves: object entries not disabled, in the given order."""
+    return {
+        name: server
+        for name, server in servers.items()
+        if isinstance(server, dict) and server.get("enabled") is not False
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class McpTool:
+    """One model-facing tool: ``name`` (``<server>__<tool>``), ``description``, ``parameters`` (the
+    normalised JSON schema of its input) and ``execute``."""
+
+    spec: AgentToolSpec
+    runtime: SessionRuntime
+    key: Callable[[str], Any]
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def description(self) -> str:
+        return self.spec.description
+
+    @property
+    def parameters(self) -> Any:
+        return self.spec.parameters
+
+    async def execute(self, arguments: Mapping[str, Any] | None = None) -> AgentToolResult:
+        """Run the tool; MCP failures raise (``McpError`` and runtime errors), tool errors come back as a
+        result with ``isError`` in its details."""
+        spec, args = self.spec, dict(arguments or {})
+        self.runtime.mark_used()
+        server = spec.server_name
+        if spec.operation == "tool":
+            result = await self.runtime.call_tool(server, spec.tool_name, args)
+            return project_call_result(result, {"mcpServer": server, "mcpTool": spec.tool_name})
+        if spec.operation == "resources_list":
+            return json_tool_result(server, "resources_list", await self.runtime.list_resources(server))
+        if spec.operation == "resources_read":
+            uri = parse_resources_read_args(args)
+            return json_tool_result(server, "resources_read", await self.runtime.read_resource(server, uri))
+        if spec.operation == "prompts_list":
+            return json_tool_result(server, "prompts_list", await self.runtime.list_prompts(server))
+        name, prompt_args = parse_prompts_get_args(args, self.key)
+        return prompt_tool_result(server, await self.runtime.get_prompt(server, name, prompt_args))
+
+
+class SessionMcpRuntime:
+    """One agent session's MCP servers: connects on first use, caches the catalog, cleans up on exit."""
+
+    def __init__(
+        self,
+        servers: Mapping[str, Any],
+        *,
+        session_id: str = "default",
+        warn: Callable[[str], None] | None = None,
+        debug: Callable[[str], None] | None = None,
+        environ: Mapping[str, str] | None = None,
+        reserved_tool_names: tuple[str, ...] = (),
+    ) -> None:
+        self._collator = UcaCollator()
+        services = RuntimeServices(
+            connector=TransportConnector(environ),
+            clock=WallClock(),
+            warn=warn or (lambda _text: None),
+            debug=debug or (lambda _text: None),
+        )
+        self._reserved = reserved_tool_names
+        self._runtime = SessionRuntime(
+            SessionConfig(session_id=session_id, servers=enabled_servers(servers)),
+            services,
+            collator=self._collator,
+        )
+
+    @classmethod
+    def from_openclaw_config(cls, env: Mapping[str, str] | None = None, **kwargs: Any) -> SessionMcpRuntime:
+        """The servers of the OpenClaw config (``OPENCLAW_CONFIG_PATH`` / ``OPENCLAW_STATE_DIR`` / ``~``)."""
+        from adapters.filesystem.paths import resolve_config_path
+        from domain.config_load import analyze_config
+
+        environ = os.environ if env is None else env
+        path = resolve_config_path(environ)
+        text = open(path, encoding="utf-8").read() if os.path.exists(path) else None  # noqa: SIM115
+        analysis = analyze_config(text, environ)
+        if not analysis.valid:
+            first = analysis.issues[0]
+            raise ValueError(f"OpenClaw config is invalid: {path}: {first.path}: {first.message}")
+        return cls(analysis.servers, **kwargs)
+
+    @property
+    def session(self) -> SessionRuntime:
+        """The underlying application session runtime (catalog, requests, leases)."""
+        return self._runtime
+
+    async def __aenter__(self) -> SessionMcpRuntime:
+        await self._runtime.__aenter__()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self._runtime.__aexit__(exc_type, exc, tb)
+
+    async def tools(self) -> list[McpTool]:
+        """The flat, prefixed, filtered tool list (connecting servers on first use)."""
+        catalog = await self._runtime.get_catalog()
+        built = build_tools_from_catalog(catalog, self._collator.key, reserved_tool_names=self._reserved)
+        return [McpTool(spec, self._runtime, self._collator.key) for spec in built.tools if spec.executable]
