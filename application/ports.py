@@ -20,6 +20,7 @@ __all__ = [
     "ConfigFile",
     "ConfigStore",
     "HostFiles",
+    "OAuthCredentialStore",
     "OAuthStatusReader",
     "ServerRefs",
 ]
@@ -153,4 +154,17 @@ class HostFiles(Protocol):
 
     async def is_regular_file(self, path: str) -> bool:
         """An existing regular file (symlinks followed)."""
+        ...
+
+
+class OAuthCredentialStore(Protocol):
+    """Writes to the MCP OAuth credential store, each under the store's cross-process lease."""
+
+    async def clear(self, store_key: str) -> None:
+        """Log out: the store becomes ``{"credentialState": "cleared"}`` (the row is kept) and its pending
+        authorizations are deleted, in one transaction under the ``core:mcp-oauth`` lease of ``store_key``.
+
+        Raises ``OAuthStoreError`` when the store cannot be written and the lease errors
+        (``LeaseHeld`` after the 30 s wait, ``LeaseUnavailable``, ``LeaseLost``) as they are.
+        """
         ...

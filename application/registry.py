@@ -11,7 +11,7 @@ from typing import Any
 
 from application.config_service import ConfigService, Warn
 from application.errors import CommandError
-from application.ports import Collator, OAuthStatusReader
+from application.ports import Collator, OAuthCredentialStore, OAuthStatusReader
 from domain.canonical import canonicalize_server
 from domain.config_load import ConfigAnalysis
 from domain.flag_values import (
@@ -28,7 +28,7 @@ from domain.flag_values import (
 from domain.jsjson import js_string
 from domain.names import operator_store_key
 from domain.status import ServerAuthView, auth_status, auth_view, status_entry
-from domain.transport import Resolution, resolve_transport
+from domain.transport import HttpConfig, Resolution, resolve_transport
 
 __all__ = [
     "AddRequest",
@@ -350,6 +350,24 @@ class Registry:
 
         await self._config.commit("set", key, change)
         return server
+
+    async def logout(self, name: str, credentials: OAuthCredentialStore) -> None:
+        """Clear the operator OAuth credentials of an HTTP server (spec cli-registry §3.11); the config is
+        not touched. Any HTTP server qualifies, also one whose ``auth`` was removed meanwhile."""
+        analysis = await self._config.load()
+        server = analysis.servers.get(name)
+        if server is None:
+            raise CommandError(not_found_message(name, self.path))
+        oauth = server.get("oauth")
+        if isinstance(oauth, dict) and oauth.get("identity") == "per-requester":
+            raise CommandError(
+                f'MCP server "{name}" uses per-requester OAuth. Remove or replace the server to clear requester '
+                "credentials."
+            )
+        config = self._warnings.resolve(name, server).config
+        if not isinstance(config, HttpConfig):
+            raise CommandError(f'MCP server "{name}" needs a valid HTTP transport for OAuth logout.')
+        await credentials.clear(operator_store_key(name, config.url))
 
     async def configure(self, name: str, request: ConfigureRequest, probe: CandidateProbe | None = None) -> bool:
         """Apply operator controls; returns True when a bare disabled override was removed instead.

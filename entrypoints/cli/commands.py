@@ -287,6 +287,17 @@ async def cmd_probe(registry: Registry, parsed: Parsed, console: Console) -> int
     return 0
 
 
+async def cmd_logout(registry: Registry, parsed: Parsed, console: Console) -> int:
+    from adapters.sqlite.leases import SqliteLeaseStore
+    from adapters.sqlite.oauth_store import SqliteOAuthCredentialStore
+
+    name = parsed.args["name"] or ""
+    db_path = resolve_state_db_path(registry.env)
+    await registry.logout(name, SqliteOAuthCredentialStore(db_path, SqliteLeaseStore(db_path)))
+    console.out(f'MCP OAuth credentials cleared for "{name}".')
+    return 0
+
+
 async def cmd_reload(registry: Registry, parsed: Parsed, console: Console) -> int:
     await registry.load()
     console.out("Disposed cached MCP runtimes. Active agents use new MCP config on their next runtime build.")
@@ -310,6 +321,7 @@ _HANDLERS: dict[str, Handler] = {
     "doctor": cmd_doctor,
     "add": cmd_add,
     "probe": cmd_probe,
+    "logout": cmd_logout,
 }
 
 

@@ -37,6 +37,11 @@ class Console:
         """Print text lines to stderr as they are (usage errors echo the user's own argv)."""
         self._stderr.write(text + "\n")
 
+    def err_is_terminal(self) -> bool:
+        """Whether stderr is an interactive terminal (progress lines are shown only there)."""
+        isatty = getattr(self._stderr, "isatty", None)
+        return bool(isatty and isatty())
+
     def flush(self) -> None:
         self._stdout.flush()
         self._stderr.flush()

@@ -3,13 +3,17 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any
+
+import anyio
 
 from adapters.collation import UcaCollator
 from application.doctor import ProbeCheck
 from application.errors import CommandError
 from application.registry import CandidateProbe
+from domain.catalog import Catalog
 from domain.doctor import DoctorIssue
 from domain.probe import APPROVAL_HINT, probe_issue, probe_result
 from domain.toolnames import build_tools_from_catalog
@@ -33,12 +37,46 @@ async def run_probe(
 
     runtime = SessionMcpRuntime(servers, session_id=session_id, warn=warn, environ=env)
     async with runtime:
-        catalog = await runtime.session.get_catalog()
+        if console.err_is_terminal() and len(runtime.session.parts) > 1:
+            catalog = await _with_progress(runtime, console)
+        else:
+            catalog = await runtime.session.get_catalog()
         built = build_tools_from_catalog(catalog, collator.key)
         for line in built.warnings:
             warn(line)
         result = probe_result(catalog, [tool.name for tool in built.tools], collator.key)
     return result
+
+
+async def _with_progress(runtime: SessionMcpRuntime, console: Console) -> Catalog:
+    """Load the catalog while reporting on stderr each server as it connects or fails (terminals only)."""
+    parts = runtime.session.parts
+    console.err(f"Probing {len(parts)} MCP servers...")
+    started = time.monotonic()
+    reported: set[str] = set()
+
+    def report() -> None:
+        for part in parts:
+            catalog = part.peek_catalog()
+            if catalog is None or part.server_name in reported:
+                continue
+            reported.add(part.server_name)
+            entry = catalog.servers.get(part.server_name)
+            state = f"{entry.tool_count} tools" if entry is not None else "failed"
+            console.err(f"  {part.server_name}: {state} ({time.monotonic() - started:.1f}s)")
+
+    async with anyio.create_task_group() as tg:
+
+        async def watch() -> None:
+            while True:
+                report()
+                await anyio.sleep(0.1)
+
+        tg.start_soon(watch)
+        catalog = await runtime.session.get_catalog()
+        tg.cancel_scope.cancel()
+    report()
+    return catalog
 
 
 def _with_probe_timeout(server: dict[str, Any]) -> dict[str, Any]:

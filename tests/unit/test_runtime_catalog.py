@@ -405,8 +405,10 @@ async def test_servers_connect_concurrently() -> None:
     assert list(catalog.servers) == ["a", "b", "c"]
 
 
-async def test_at_most_six_servers_are_loaded_at_a_time() -> None:
-    servers = {f"s{i}": ScriptedServer() for i in range(8)}
+async def test_servers_load_together_up_to_the_concurrency_cap() -> None:
+    from application.runtime.session_runtime import CATALOG_CONCURRENCY
+
+    servers = {f"s{i}": ScriptedServer() for i in range(CATALOG_CONCURRENCY + 2)}
     gate = anyio.Event()
     for server in servers.values():
         server.connect_gate = gate
@@ -415,13 +417,13 @@ async def test_at_most_six_servers_are_loaded_at_a_time() -> None:
         async with runtime(session(dict.fromkeys(servers, FAKE)), services) as rt:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(rt.get_catalog)
-                while sum(s.connects for s in servers.values()) < 6:
+                while sum(s.connects for s in servers.values()) < CATALOG_CONCURRENCY:
                     await anyio.sleep(0.005)
                 await anyio.sleep(0.05)
-                assert sum(s.connects for s in servers.values()) == 6
+                assert sum(s.connects for s in servers.values()) == CATALOG_CONCURRENCY
                 gate.set()
             catalog = await rt.get_catalog()
-    assert len(catalog.servers) == 8
+    assert len(catalog.servers) == CATALOG_CONCURRENCY + 2
 
 
 async def test_the_listing_deadline_override_applies() -> None:
