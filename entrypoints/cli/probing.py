@@ -43,7 +43,7 @@ async def run_probe(
             catalog = await runtime.session.get_catalog()
         built = build_tools_from_catalog(catalog, collator.key)
         for line in built.warnings:
-            warn(line)
+            warn(line.removeprefix("bundle-mcp: "))
         result = probe_result(catalog, [tool.name for tool in built.tools], collator.key)
     return result
 
