@@ -2,14 +2,14 @@
 
 ``InMemoryMcpConnector`` is held to the ``McpConnector`` contract suite like the stdio adapter. Every
 ``connect`` starts a fresh ``Server.run`` (the SDK low-level server, or the one inside an ``MCPServer``) over
-``create_client_server_memory_streams`` and drives it with the same SDK client session as the stdio
-connector. ``disconnect(name)`` ends the running servers of one name, which the connections observe as
-their transport closing (what a server process exiting looks like to the runtime).
+``create_client_server_memory_streams`` and drives it with the SDK client session the stdio and HTTP
+connectors use too (``adapters.mcp_sdk``). ``disconnect(name)`` ends the running servers of one name, which
+the connections observe as their transport closing (what a server process exiting looks like to the runtime).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 import anyio
@@ -19,14 +19,10 @@ from mcp.server.mcpserver import MCPServer
 from mcp.shared.memory import create_client_server_memory_streams
 from mcp.shared.message import SessionMessage
 
-from adapters.stdio._session import (
-    CONNECTION_CLOSED_MESSAGE,
-    ConnectionContext,
-    SdkMcpConnection,
-    connect_timeout_error,
-)
-from application.mcp_ports import McpConnectError, McpConnection, McpConnector, McpError, McpEvent
-from domain.transport import HttpConfig, StdioConfig
+from adapters.mcp_sdk.context import ConnectionContext, ConnectRequest, SdkMcpConnector
+from adapters.mcp_sdk.errors import CONNECTION_CLOSED_MESSAGE, connect_timeout_error
+from adapters.mcp_sdk.session import CONNECT_TIMEOUT_DISPOSE_CAP_MS, SdkMcpConnection
+from application.mcp_ports import McpConnectError, McpConnection, McpConnector, McpError
 
 if TYPE_CHECKING:
     from mcp.client._transport import ReadStream, WriteStream
@@ -37,7 +33,6 @@ InProcessServer = Server[Any] | MCPServer[Any]
 
 # Seconds an in-process server gets to finish after its input ends before it is cancelled.
 SERVER_SHUTDOWN_GRACE_S: Final = 2.0
-CONNECT_TIMEOUT_DISPOSE_CAP_MS: Final = 1_000
 
 
 def _lowlevel(server: InProcessServer) -> Server[Any]:
@@ -48,7 +43,7 @@ def _lowlevel(server: InProcessServer) -> Server[Any]:
     return server
 
 
-class InMemoryMcpConnector:
+class InMemoryMcpConnector(SdkMcpConnector):
     """Connects to SDK server objects in this process, by server name."""
 
     def __init__(self, servers: Mapping[str, InProcessServer]) -> None:
@@ -56,15 +51,8 @@ class InMemoryMcpConnector:
         self._live: dict[str, set[_InMemoryConnection]] = {}
         self._connects: dict[str, int] = {}
 
-    def connect(
-        self,
-        server_name: str,
-        config: StdioConfig | HttpConfig,
-        *,
-        on_event: Callable[[McpEvent], None],
-        log: Callable[[str], None],
-    ) -> _InMemoryConnection:
-        return _InMemoryConnection(self, server_name, config, on_event, log)
+    def _context(self, request: ConnectRequest) -> _InMemoryConnection:
+        return _InMemoryConnection(self, request)
 
     def disconnect(self, server_name: str) -> int:
         """End every running server of ``server_name`` (its connections see the transport close).
@@ -101,19 +89,10 @@ class _InMemoryConnection(ConnectionContext):
 
     _already_started_message = "in-memory transport already started or closed"
 
-    def __init__(
-        self,
-        connector: InMemoryMcpConnector,
-        server_name: str,
-        config: StdioConfig | HttpConfig,
-        on_event: Callable[[McpEvent], None],
-        log: Callable[[str], None],
-    ) -> None:
-        super().__init__()
+    def __init__(self, connector: InMemoryMcpConnector, request: ConnectRequest) -> None:
+        super().__init__(request)
         self._connector = connector
-        self._server_name = server_name
-        self._config = config
-        self._core = SdkMcpConnection(server_name, on_event=on_event, log=log)
+        self._core = SdkMcpConnection(request.server_name, on_event=request.on_event, log=request.log)
         self._server_scope = anyio.CancelScope()
         self._server_done = anyio.Event()
 
@@ -140,7 +119,7 @@ class _InMemoryConnection(ConnectionContext):
                 grace_s = SERVER_SHUTDOWN_GRACE_S
                 try:
                     await self._core.start(*client_streams)
-                    if await self._core.initialize(deadline):
+                    if await self._core.initialize_before(deadline):
                         task_status.started(self._core)
                         await self._stop_requested.wait()
                     else:

@@ -1,10 +1,11 @@
 """``StdioMcpConnector``: MCP connections to servers run as child processes (spec client-runtime §1.10, §2.8,
 §3, §4.9; decisions D5–D8, D16, D18).
 
-The protocol runs on the MCP SDK client (``ClientSession`` over a ``JSONRPCDispatcher``); this module owns
-the transport under it: the child environment, the process (``process.py``), stdout framing with the 10 MiB
-cap (``_framing.py``; the SDK's ``stdio_client`` has no cap, no process-group teardown timeline and no
-stderr callback) and the stderr logger (``stderr.py``).
+The protocol runs on the MCP SDK client (``ClientSession`` over a ``JSONRPCDispatcher``), in the session
+shared by every SDK-backed connector (``adapters.mcp_sdk``); this module owns the transport under it: the
+child environment, the process (``process.py``), stdout framing with the 10 MiB cap (``_framing.py``; the
+SDK's ``stdio_client`` has no cap, no process-group teardown timeline and no stderr callback) and the stderr
+logger (``stderr.py``).
 """
 
 from __future__ import annotations
@@ -21,13 +22,10 @@ import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
+from adapters.mcp_sdk.context import ConnectionContext, ConnectRequest, SdkMcpConnector
+from adapters.mcp_sdk.errors import CONNECTION_CLOSED_MESSAGE, connect_timeout_error
+from adapters.mcp_sdk.session import CONNECT_TIMEOUT_DISPOSE_CAP_MS, SdkMcpConnection
 from adapters.stdio._framing import LineFramer, ReadBufferOverflow, encode_message
-from adapters.stdio._session import (
-    CONNECTION_CLOSED_MESSAGE,
-    ConnectionContext,
-    SdkMcpConnection,
-    connect_timeout_error,
-)
 from adapters.stdio.process import ProcessGroupSurvived, StdioProcess, oom_adjust_enabled
 from adapters.stdio.stderr import StderrLineLogger
 from application.mcp_ports import (
@@ -36,16 +34,14 @@ from application.mcp_ports import (
     McpConnection,
     McpConnector,
     McpError,
-    McpEvent,
 )
 from domain.redaction import sanitize_for_log
-from domain.transport import HttpConfig, StdioConfig
+from domain.transport import StdioConfig
 
 __all__ = ["DISPOSE_BUDGET_MS", "INHERITED_ENV_KEYS", "StdioMcpConnector", "child_environment"]
 
 INHERITED_ENV_KEYS: Final = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
 DISPOSE_BUDGET_MS: Final = 5_000
-CONNECT_TIMEOUT_DISPOSE_CAP_MS: Final = 1_000
 _EXIT_STDOUT_GRACE_S: Final = 0.1
 """After the process exits, how long its stdout may still deliver data before the transport closes."""
 
@@ -79,22 +75,14 @@ def _describe_exit(returncode: int | None) -> str:
     return f"process exited with code {returncode}"
 
 
-class StdioMcpConnector:
+class StdioMcpConnector(SdkMcpConnector):
     """Opens stdio connections. ``environ`` is the host environment (default: ``os.environ``)."""
 
     def __init__(self, *, environ: Mapping[str, str] | None = None) -> None:
         self._environ = environ
 
-    def connect(
-        self,
-        server_name: str,
-        config: StdioConfig | HttpConfig,
-        *,
-        on_event: Callable[[McpEvent], None],
-        log: Callable[[str], None],
-    ) -> _StdioConnection:
-        environ = os.environ if self._environ is None else self._environ
-        return _StdioConnection(server_name, config, environ, on_event, log)
+    def _context(self, request: ConnectRequest) -> _StdioConnection:
+        return _StdioConnection(request, os.environ if self._environ is None else self._environ)
 
 
 class _StdioConnection(ConnectionContext):
@@ -102,20 +90,10 @@ class _StdioConnection(ConnectionContext):
 
     _already_started_message = "stdio transport already started or closed"
 
-    def __init__(
-        self,
-        server_name: str,
-        config: StdioConfig | HttpConfig,
-        environ: Mapping[str, str],
-        on_event: Callable[[McpEvent], None],
-        log: Callable[[str], None],
-    ) -> None:
-        super().__init__()
-        self._server_name = server_name
-        self._config = config
+    def __init__(self, request: ConnectRequest, environ: Mapping[str, str]) -> None:
+        super().__init__(request)
         self._environ = environ
-        self._log = log
-        self._core = SdkMcpConnection(server_name, on_event=on_event, log=log)
+        self._core = SdkMcpConnection(request.server_name, on_event=request.on_event, log=request.log)
         self._framer = LineFramer()
         self._stdout_done = False
         self._read_send: MemoryObjectSendStream[SessionMessage | Exception] | None = None
@@ -180,7 +158,7 @@ class _StdioConnection(ConnectionContext):
             pumps.start_soon(self._watch_exit, process)
             try:
                 await self._core.start(read_receive, write_send)
-                if await self._core.initialize(deadline):
+                if await self._core.initialize_before(deadline):
                     task_status.started(self._core)
                     await self._stop_requested.wait()
                 else:

@@ -27,6 +27,7 @@ from adapters.memory.mcp_connector import InMemoryMcpConnector
 from adapters.stdio import StdioMcpConnector
 from application.mcp_ports import McpConnector
 from domain.transport import HttpConfig, StdioConfig
+from tests.contract.mcp_http_factories import FACTORIES as HTTP_FACTORIES
 from tests.fixtures.mcp_servers.contract_server import build_server
 
 __all__ = ["FACTORIES", "McpConnectorFactory", "McpConnectorHarness"]
@@ -136,4 +137,5 @@ async def memory_factory() -> AsyncIterator[McpConnectorHarness]:
 FACTORIES = [
     pytest.param(memory_factory, id="memory"),
     pytest.param(stdio_factory, id="stdio"),
+    *HTTP_FACTORIES,
 ]

@@ -239,3 +239,7 @@ async def test_a_server_that_never_initializes_hits_the_connect_deadline(factory
                 ):
                     pass
     assert str(caught.value) == "MCP server connection timed out after 700ms"
+    # rendered by the runtime as "... after 700ms | The operation was aborted due to timeout | 23"
+    cause = caught.value.__cause__
+    assert str(cause) == "The operation was aborted due to timeout"
+    assert getattr(cause, "code", None) == 23

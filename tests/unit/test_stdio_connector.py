@@ -353,6 +353,23 @@ async def test_a_missing_executable_is_only_connection_closed_and_the_os_error_i
     assert any("failed to spawn" in line and "No such file or directory" in line for line in logs)
 
 
+# Answers ``initialize`` with a JSON-RPC error, then waits for its stdin to end.
+REFUSING_SERVER = (
+    "import json, sys\n"
+    "request = json.loads(sys.stdin.readline())\n"
+    "error = {'code': -32602, 'message': 'Unsupported protocol version'}\n"
+    "print(json.dumps({'jsonrpc': '2.0', 'id': request['id'], 'error': error}), flush=True)\n"
+    "sys.stdin.read()\n"
+)
+
+
+@pytestmark_async
+async def test_a_json_rpc_error_answer_to_initialize_is_the_connect_error_without_a_cause() -> None:
+    error, _ = await _spawn_failure(stdio_config("", "-c", REFUSING_SERVER))
+    assert str(error) == "MCP error -32602: Unsupported protocol version"
+    assert error.__cause__ is None
+
+
 @pytestmark_async
 async def test_a_missing_cwd_is_only_connection_closed_and_the_os_error_is_logged(tmp_path: Path) -> None:
     error, logs = await _spawn_failure(stdio_config("env_server.py", cwd=str(tmp_path / "missing")))

@@ -6,20 +6,24 @@ notifications and installs the negotiated version (``adopt``). This module adds 
 (spec client-runtime §3.5, §4.9, D18):
 
 - ``initialize`` sent with the exact client identity and empty capabilities, its raw result kept as JSON;
+  every failure is an ``McpConnectError`` (a JSON-RPC error answer reads ``MCP error <code>: <message>``
+  and has no cause);
 - raw results (``send_raw_request``) instead of validated models, so the runtime sees the wire shapes;
 - a local request timer whose expiry reads ``MCP error -32001: Request timed out`` and sends
   ``notifications/cancelled`` with the upstream reason text; caller cancellation sends one as well;
 - list-changed notifications and the transport close as port events (the close reported once).
 
-Connectors own the transport (streams, process, in-process server) and drive the lifecycle:
-``start`` → ``initialize`` → (requests) → ``begin_close`` → ``stop``.
+Connectors own the transport (streams, process, HTTP client, in-process server) and drive the lifecycle:
+``start`` → ``initialize`` / ``initialize_before`` → (requests) → ``begin_close`` → ``stop``. A connector
+whose transport needs more (HTTP: per-request headers, failures reported by the HTTP layer) subclasses
+``SdkMcpConnection`` and overrides the hooks ``_transport_headers``, ``_exchange``, ``_translate``,
+``_transport_error`` and ``_on_transport_end``.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final
 
 import anyio
@@ -31,10 +35,18 @@ from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from adapters.mcp_sdk.errors import (
+    CALLER_CANCEL_REASON,
+    CONNECTION_CLOSED_CODE,
+    CONNECTION_CLOSED_MESSAGE,
+    NOT_CONNECTED_MESSAGE,
+    REQUEST_TIMEOUT_MESSAGE,
+    TIMEOUT_CANCEL_REASON,
+    as_connect_error,
+)
 from application.mcp_ports import (
     ConnectionClosed,
     ListChanged,
-    McpCleanupError,
     McpConnectError,
     McpConnection,
     McpError,
@@ -54,17 +66,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ACCEPTED_PROTOCOL_VERSIONS",
-    "CALLER_CANCEL_REASON",
     "CLIENT_NAME",
     "CLIENT_VERSION",
-    "CONNECTION_CLOSED_MESSAGE",
+    "CONNECT_TIMEOUT_DISPOSE_CAP_MS",
     "PROTOCOL_VERSION",
-    "REQUEST_TIMEOUT_MESSAGE",
-    "TIMEOUT_CANCEL_REASON",
-    "ConnectionContext",
     "EndWatchingReadStream",
     "SdkMcpConnection",
-    "connect_timeout_error",
 ]
 
 CLIENT_NAME: Final = "openclaw-bundle-mcp"
@@ -74,16 +81,9 @@ PROTOCOL_VERSION: Final = "2025-11-25"
 ACCEPTED_PROTOCOL_VERSIONS: Final = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07")
 # The SDK's handshake tables stop at 2024-11-05; the 2024-10-07 draft is adopted as its successor.
 _SDK_FALLBACK_VERSION: Final = "2024-11-05"
+# After a connect timeout the transport gets at most ``min(T, 1000)`` ms to be disposed of (§3.5, §3.7).
+CONNECT_TIMEOUT_DISPOSE_CAP_MS: Final = 1_000
 
-CONNECTION_CLOSED_MESSAGE: Final = "MCP error -32000: Connection closed"
-REQUEST_TIMEOUT_MESSAGE: Final = "MCP error -32001: Request timed out"
-# ``String(new McpError(RequestTimeout, "Request timed out"))`` in the reference.
-TIMEOUT_CANCEL_REASON: Final = "McpError: MCP error -32001: Request timed out"
-# ``String(reason)`` of a plain ``AbortController.abort()`` in the reference.
-CALLER_CANCEL_REASON: Final = "AbortError: This operation was aborted"
-NOT_CONNECTED_MESSAGE: Final = "Not connected"
-
-_CONNECTION_CLOSED_CODE: Final = -32000
 _CANCEL_WRITE_TIMEOUT_S: Final = 5.0
 
 _LIST_CHANGED: Final[dict[type[Any], ListChanged]] = {
@@ -93,14 +93,7 @@ _LIST_CHANGED: Final[dict[type[Any], ListChanged]] = {
 }
 
 
-def connect_timeout_error(timeout_ms: int) -> McpTimeout:
-    """The connect-deadline error (upstream ``McpClientConnectTimeoutError``), its cause the expired deadline."""
-    error = McpTimeout(f"MCP server connection timed out after {timeout_ms}ms")
-    error.__cause__ = TimeoutError("The operation was aborted due to timeout")
-    return error
-
-
-class EndWatchingReadStream:
+class EndWatchingReadStream(anyio.abc.ObjectReceiveStream[SessionMessage | Exception]):
     """A read stream that calls ``on_end`` once when the wrapped stream ends (EOF, closed or broken)."""
 
     def __init__(self, inner: ReadStream[SessionMessage | Exception], on_end: Callable[[], None]) -> None:
@@ -119,28 +112,8 @@ class EndWatchingReadStream:
             self._ended()
             raise
 
-    def __aiter__(self) -> EndWatchingReadStream:
-        return self
-
-    async def __anext__(self) -> SessionMessage | Exception:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
     async def aclose(self) -> None:
         await self._inner.aclose()
-
-    async def __aenter__(self) -> EndWatchingReadStream:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
 
 class SdkMcpConnection:
@@ -157,6 +130,7 @@ class SdkMcpConnection:
         self._on_event = on_event
         self._log = log
         self._capabilities: dict[str, Any] = {}
+        self._protocol_version: str | None = None
         self._ids = itertools.count()
         self._dispatcher: JSONRPCDispatcher[Any] | None = None
         self._session: ClientSession | None = None
@@ -181,13 +155,10 @@ class SdkMcpConnection:
         if dispatcher is None or self.closed:
             raise McpError(NOT_CONNECTED_MESSAGE)
         request_id = next(self._ids)
-        # The SDK's own abandon-cancel carries its own reason text; this layer sends the upstream one.
-        opts: CallOptions = {"request_id": request_id, "cancel_on_abandon": False}
+        opts = self._request_options(request_id)
         try:
             with anyio.move_on_after(timeout_ms / 1000):
-                return await dispatcher.send_raw_request(method, params, opts)
-        except MCPError as exc:
-            raise self._translate(exc) from None
+                return await self._exchange(dispatcher, method, params, opts)
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
                 await self._send_cancel(request_id, CALLER_CANCEL_REASON)
@@ -197,12 +168,12 @@ class SdkMcpConnection:
 
     # --- lifecycle (driven by the connector) ----------------------------------------------------------
 
-    async def start(
+    def new_session(
         self,
         read_stream: ReadStream[SessionMessage | Exception],
         write_stream: WriteStream[SessionMessage],
-    ) -> None:
-        """Start the SDK session's receive loop over the transport's streams."""
+    ) -> tuple[JSONRPCDispatcher[Any], ClientSession]:
+        """The SDK session (not yet entered) over the transport's streams; ``attach`` it once entered."""
         dispatcher: JSONRPCDispatcher[Any] = JSONRPCDispatcher(
             EndWatchingReadStream(read_stream, self._on_transport_end), write_stream
         )
@@ -211,16 +182,26 @@ class SdkMcpConnection:
             message_handler=self._on_message,
             client_info=types.Implementation(name=CLIENT_NAME, version=CLIENT_VERSION),
         )
-        await session.__aenter__()
+        return dispatcher, session
+
+    def attach(self, dispatcher: JSONRPCDispatcher[Any], session: ClientSession) -> None:
+        """Use an entered SDK session (a connector holding it in ``async with``; ``start`` does both)."""
         self._dispatcher = dispatcher
         self._session = session
+
+    async def start(
+        self,
+        read_stream: ReadStream[SessionMessage | Exception],
+        write_stream: WriteStream[SessionMessage],
+    ) -> None:
+        """Start the SDK session's receive loop over the transport's streams (``stop`` ends it)."""
+        dispatcher, session = self.new_session(read_stream, write_stream)
+        await session.__aenter__()
+        self.attach(dispatcher, session)
         self._session_entered = True
 
-    async def initialize(self, deadline: float) -> bool:
-        """``initialize`` + ``notifications/initialized`` before ``deadline`` (anyio clock).
-
-        Returns ``False`` when the deadline passed; raises ``McpConnectError`` for every other failure.
-        """
+    async def initialize(self) -> None:
+        """``initialize`` + ``notifications/initialized``; raises ``McpConnectError`` for every failure."""
         dispatcher, session = self._dispatcher, self._session
         assert dispatcher is not None and session is not None, "start() first"
         params = {
@@ -228,25 +209,30 @@ class SdkMcpConnection:
             "capabilities": {},
             "clientInfo": {"name": CLIENT_NAME, "version": CLIENT_VERSION},
         }
-        opts: CallOptions = {"request_id": next(self._ids), "cancel_on_abandon": False}
+        try:
+            raw = await self._exchange(dispatcher, "initialize", params, self._request_options(next(self._ids)))
+        except McpError as exc:
+            error = as_connect_error(exc)
+            raise error from error.__cause__
+        try:
+            result = types.InitializeResult.model_validate(raw, by_name=False)
+        except ValidationError:
+            raise McpConnectError("MCP initialize returned an invalid result") from None
+        version = result.protocol_version
+        if version not in ACCEPTED_PROTOCOL_VERSIONS:
+            raise McpConnectError(f"Server's protocol version is not supported: {version}")
+        if version == "2024-10-07":
+            result = result.model_copy(update={"protocol_version": _SDK_FALLBACK_VERSION})
+        session.adopt(result)
+        capabilities = raw.get("capabilities")
+        self._capabilities = capabilities if isinstance(capabilities, dict) else {}
+        self._protocol_version = version
+        await dispatcher.notify("notifications/initialized", None, self._notify_options())
+
+    async def initialize_before(self, deadline: float) -> bool:
+        """``initialize`` before ``deadline`` (anyio clock): ``False`` when the deadline passed."""
         with anyio.CancelScope(deadline=deadline):
-            try:
-                raw = await dispatcher.send_raw_request("initialize", params, opts)
-            except MCPError as exc:
-                # the JSON-RPC error itself is the top-level error: its code is not repeated as a cause
-                raise McpConnectError(str(self._translate(exc))) from None
-            try:
-                result = types.InitializeResult.model_validate(raw, by_name=False)
-            except ValidationError as exc:
-                raise McpConnectError("MCP initialize returned an invalid result") from exc
-            if result.protocol_version not in ACCEPTED_PROTOCOL_VERSIONS:
-                raise McpConnectError(f"Server's protocol version is not supported: {result.protocol_version}")
-            if result.protocol_version == "2024-10-07":
-                result = result.model_copy(update={"protocol_version": _SDK_FALLBACK_VERSION})
-            session.adopt(result)
-            capabilities = raw.get("capabilities")
-            self._capabilities = capabilities if isinstance(capabilities, dict) else {}
-            await session.send_notification(types.InitializedNotification())
+            await self.initialize()
             return True
         return False
 
@@ -277,80 +263,68 @@ class SdkMcpConnection:
         self._closed_reported = True
         self._on_event(ConnectionClosed(self._close_reason))
 
-    # --- internals ------------------------------------------------------------------------------------
+    # --- hooks (a transport may refine them) ----------------------------------------------------------
+
+    def _transport_headers(self) -> dict[str, str] | None:
+        """Headers every outgoing message carries (none: only HTTP transports send headers)."""
+        return None
+
+    async def _exchange(
+        self,
+        dispatcher: JSONRPCDispatcher[Any],
+        method: str,
+        params: dict[str, Any] | None,
+        opts: CallOptions,
+    ) -> dict[str, Any]:
+        """One request through the SDK, its JSON-RPC error translated."""
+        try:
+            return await dispatcher.send_raw_request(method, params, opts)
+        except MCPError as exc:
+            raise self._translate(exc) from None
+
+    def _translate(self, exc: MCPError) -> McpError:
+        if exc.code == CONNECTION_CLOSED_CODE and exc.message == "Connection closed" and self.closed:
+            return McpError(CONNECTION_CLOSED_MESSAGE)
+        return McpRequestError(exc.code, exc.message, exc.data)
+
+    def _transport_error(self, error: Exception) -> None:
+        """The transport delivered ``error`` instead of a message (a bad stdout line, …): logged."""
+        detail = sanitize_for_log(str(error).split("\n", 1)[0])
+        self._log(f'bundle-mcp: server "{sanitize_for_log(self._server_name)}" transport error: {detail}')
 
     def _on_transport_end(self) -> None:
         self._transport_ended = True
         self.report_closed()
 
-    def _translate(self, exc: MCPError) -> McpError:
-        if exc.code == _CONNECTION_CLOSED_CODE and exc.message == "Connection closed" and self.closed:
-            return McpError(CONNECTION_CLOSED_MESSAGE)
-        return McpRequestError(exc.code, exc.message, exc.data)
+    # --- internals ------------------------------------------------------------------------------------
+
+    def _request_options(self, request_id: int) -> CallOptions:
+        # The SDK's own abandon-cancel carries its own reason text; this layer sends the upstream one.
+        opts: CallOptions = {"request_id": request_id, "cancel_on_abandon": False}
+        headers = self._transport_headers()
+        if headers is not None:
+            opts["headers"] = headers
+        return opts
+
+    def _notify_options(self) -> CallOptions:
+        opts: CallOptions = {}
+        headers = self._transport_headers()
+        if headers is not None:
+            opts["headers"] = headers
+        return opts
 
     async def _send_cancel(self, request_id: int, reason: str) -> None:
         dispatcher = self._dispatcher
         if dispatcher is None or self._transport_ended:
             return
         with anyio.move_on_after(_CANCEL_WRITE_TIMEOUT_S):
-            await dispatcher.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
+            params = {"requestId": request_id, "reason": reason}
+            await dispatcher.notify("notifications/cancelled", params, self._notify_options())
 
     async def _on_message(self, message: IncomingMessage) -> None:
         if isinstance(message, Exception):
-            detail = sanitize_for_log(str(message).split("\n", 1)[0])
-            self._log(f'bundle-mcp: server "{sanitize_for_log(self._server_name)}" transport error: {detail}')
+            self._transport_error(message)
             return
         event = _LIST_CHANGED.get(type(message))
         if event is not None:
             self._on_event(event)
-
-
-class ConnectionContext:
-    """Base of the connectors' async context managers.
-
-    The connection lives in a task of its own (``_run``), started in a task group that the context enters
-    and exits, so every cancel scope and task group of the transport and the SDK session is entered and
-    left inside that one task, whatever the caller does between entering and exiting. ``_run`` opens the
-    transport, calls ``task_status.started(connection)``, waits for ``_stop_requested`` and tears down;
-    a cancellation of the caller during enter or exit reaches ``_run``, which then tears down forcibly.
-    """
-
-    _already_started_message = "transport already started or closed"
-
-    def __init__(self) -> None:
-        self._task_group: anyio.abc.TaskGroup | None = None
-        self._entered = False
-        self._stop_requested = anyio.Event()
-        self._cleanup_error: McpCleanupError | None = None
-
-    async def __aenter__(self) -> McpConnection:
-        if self._entered:
-            raise RuntimeError(self._already_started_message)
-        self._entered = True
-        task_group = anyio.create_task_group()
-        await task_group.__aenter__()
-        try:
-            connection: McpConnection = await task_group.start(self._run)
-        except BaseException:
-            self._stop_requested.set()
-            await task_group.__aexit__(None, None, None)
-            raise
-        self._task_group = task_group
-        return connection
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> None:
-        task_group, self._task_group = self._task_group, None
-        self._stop_requested.set()
-        if task_group is not None:
-            # Not handed the caller's exception: that would cancel ``_run`` and force the teardown.
-            await task_group.__aexit__(None, None, None)
-        if self._cleanup_error is not None:
-            raise self._cleanup_error
-
-    async def _run(self, *, task_status: anyio.abc.TaskStatus[McpConnection]) -> None:
-        raise NotImplementedError
