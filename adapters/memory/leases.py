@@ -7,7 +7,6 @@ processes sharing one state database (each may have its own clock).
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -15,7 +14,6 @@ import anyio
 import anyio.lowlevel
 
 from application.leases import (
-    Lease,
     LeaseGranted,
     LeaseHolder,
     LeaseIdentity,
@@ -97,7 +95,7 @@ class InMemoryLeaseTable:
             del self._rows.rows[slot]
 
 
-class InMemoryLeaseStore:
+class InMemoryLeaseStore(TableLeaseStore):
     """:class:`~application.leases.LeaseStore` over process-local rows (a fresh table unless ``rows`` is
     shared). ``clock`` gives wall-clock epoch ms, ``rng`` the back-off jitter fraction in ``[0, 1)``."""
 
@@ -109,19 +107,7 @@ class InMemoryLeaseStore:
         rng: Callable[[], float] | None = None,
     ) -> None:
         self.rows = rows if rows is not None else InMemoryLeaseRows()
-        self._leases = TableLeaseStore(InMemoryLeaseTable(self.rows, clock=clock), clock=clock, rng=rng)
-
-    def hold(
-        self,
-        scope: str,
-        key: str,
-        *,
-        duration_ms: int,
-        wait_ms: int,
-        label: str = "state lease",
-        abort: anyio.Event | None = None,
-    ) -> AbstractAsyncContextManager[Lease]:
-        return self._leases.hold(scope, key, duration_ms=duration_ms, wait_ms=wait_ms, label=label, abort=abort)
+        super().__init__(InMemoryLeaseTable(self.rows, clock=clock), clock=clock, rng=rng)
 
 
 if TYPE_CHECKING:

@@ -11,14 +11,12 @@ import os
 import sqlite3
 import threading
 from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, TypeVar
 
 import anyio
 
 from adapters.sqlite._db import BUSY_TIMEOUT_MS, STATE_LEASES_SCHEMA, ensure_state_db, is_busy_error, open_state_db
 from application.leases import (
-    Lease,
     LeaseGranted,
     LeaseHolder,
     LeaseIdentity,
@@ -147,7 +145,7 @@ class SqliteLeaseTable:
         await self._run(step)
 
 
-class SqliteLeaseStore:
+class SqliteLeaseStore(TableLeaseStore):
     """:class:`~application.leases.LeaseStore` over the state database at ``db_path`` (shared with other
     processes, the reference included). ``clock`` gives wall-clock epoch ms for the rows, ``rng`` the
     back-off jitter fraction in ``[0, 1)``; ``busy_timeout_ms`` stays 5 000 outside tests."""
@@ -161,19 +159,7 @@ class SqliteLeaseStore:
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
     ) -> None:
         table = SqliteLeaseTable(db_path, clock=clock, busy_timeout_ms=busy_timeout_ms)
-        self._leases = TableLeaseStore(table, clock=clock, rng=rng)
-
-    def hold(
-        self,
-        scope: str,
-        key: str,
-        *,
-        duration_ms: int,
-        wait_ms: int,
-        label: str = "state lease",
-        abort: anyio.Event | None = None,
-    ) -> AbstractAsyncContextManager[Lease]:
-        return self._leases.hold(scope, key, duration_ms=duration_ms, wait_ms=wait_ms, label=label, abort=abort)
+        super().__init__(table, clock=clock, rng=rng)
 
 
 if TYPE_CHECKING:

@@ -298,6 +298,12 @@ async def cmd_logout(registry: Registry, parsed: Parsed, console: Console) -> in
     return 0
 
 
+async def cmd_serve(registry: Registry, parsed: Parsed, console: Console) -> int:
+    from entrypoints.serve.cli import cmd_serve as run_serve_command  # deferred: serve's own composition
+
+    return await run_serve_command(registry, parsed, console)
+
+
 async def cmd_reload(registry: Registry, parsed: Parsed, console: Console) -> int:
     await registry.load()
     console.out("Disposed cached MCP runtimes. Active agents use new MCP config on their next runtime build.")
@@ -322,6 +328,7 @@ _HANDLERS: dict[str, Handler] = {
     "add": cmd_add,
     "probe": cmd_probe,
     "logout": cmd_logout,
+    "serve": cmd_serve,
 }
 
 

@@ -1,0 +1,77 @@
+"""An in-memory device identity store: one Ed25519 identity and a dict of device tokens."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Any
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from application.gateway_ports import DeviceIdentity
+
+__all__ = ["InMemoryDeviceIdentityStore"]
+
+
+def _generate() -> DeviceIdentity:
+    private_key = Ed25519PrivateKey.generate()
+    public_key = private_key.public_key()
+    raw = public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return DeviceIdentity(
+        device_id=hashlib.sha256(raw).hexdigest(),
+        public_key_pem=public_key.public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        ).decode("ascii"),
+        private_key_pem=private_key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        ).decode("ascii"),
+    )
+
+
+def _normalize_scopes(scopes: list[Any]) -> list[str]:
+    out: dict[str, None] = {}
+    for scope in scopes:
+        if isinstance(scope, str) and scope.strip():
+            out[scope.strip()] = None
+    if "operator.admin" in out:
+        out["operator.read"] = None
+        out["operator.write"] = None
+    elif "operator.write" in out:
+        out["operator.read"] = None
+    return sorted(out, key=lambda scope: scope.encode("utf-16-be"))
+
+
+class InMemoryDeviceIdentityStore:
+    """The identity is created on first use (or given); tokens are kept per ``(device id, role)`` with their
+    scopes normalised and sorted like the SQLite store. Never fails."""
+
+    def __init__(self, identity: DeviceIdentity | None = None) -> None:
+        self._identity = identity
+        self._tokens: dict[tuple[str, str], tuple[str, list[str]]] = {}
+
+    async def load_or_create_identity(self) -> DeviceIdentity:
+        if self._identity is None:
+            self._identity = _generate()
+        return self._identity
+
+    async def load_token(self, device_id: str, role: str) -> str | None:
+        entry = self._tokens.get((device_id, role.strip()))
+        return entry[0] if entry is not None else None
+
+    async def save_token(self, device_id: str, role: str, token: str, scopes: list[str]) -> None:
+        self._tokens[(device_id, role.strip())] = (token, _normalize_scopes(scopes))
+
+    async def clear_token(self, device_id: str, role: str) -> None:
+        self._tokens.pop((device_id, role.strip()), None)
+
+    def stored_scopes(self, device_id: str, role: str) -> list[str] | None:
+        """The scopes stored with the token of ``(device_id, role)`` (test inspection)."""
+        entry = self._tokens.get((device_id, role.strip()))
+        return list(entry[1]) if entry is not None else None
+
+
+if TYPE_CHECKING:
+    from application.gateway_ports import DeviceIdentityStore
+
+    def _conforms(store: InMemoryDeviceIdentityStore) -> DeviceIdentityStore:
+        return store

@@ -1,0 +1,13 @@
+"""``openclaw mcp serve``: the stdio MCP server bridging an OpenClaw Gateway (spec serve-bridge).
+
+* :mod:`entrypoints.serve.cli` — the command (options, config, composition, lifecycle, exit status);
+* :mod:`entrypoints.serve.server` — the JSON-RPC stdio loop and the MCP methods;
+* :mod:`entrypoints.serve.tools` — the nine tools' listing and argument validation;
+* :mod:`entrypoints.serve.jsonrpc` — message parsing and encoding;
+* :mod:`entrypoints.serve.secrets` — ``--token-file`` / ``--password-file``;
+* :mod:`entrypoints.serve.errors` — the start-up failure line.
+"""
+
+from __future__ import annotations
+
+__all__: list[str] = []

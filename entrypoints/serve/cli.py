@@ -1,0 +1,275 @@
+"""``openclaw mcp serve``: the command, its composition root and its lifecycle (spec serve-bridge §1, §3).
+
+Order (the reference's): the config guard (an invalid config prints the invalid-config block, exit 1), then
+``--token``/``--password`` (files read, errors → failure line), the ``--token`` warnings, the Claude channel
+mode; then the MCP server is connected to stdio **first** and only then the bridge starts (Gateway target,
+device identity, connect). Any error up to and including the bridge start — or during close — prints
+``MCP server failed to start: …`` and exits 1. stdin end, a broken stdout, SIGINT and SIGTERM close
+gracefully (exit 0).
+
+Entry points:
+
+* :func:`run_serve` — the whole command as a coroutine, every collaborator injectable (tests);
+* :func:`cmd_serve` — the handler signature of ``entrypoints.cli.commands._HANDLERS``;
+* :func:`main` — ``python -c "from entrypoints.serve.cli import main; main()" [serve options…]``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import Any, TextIO
+
+import anyio
+
+from application.bridge.ports import LineWriter
+from application.bridge.service import ChannelBridge
+from application.bridge.target import resolve_gateway_target
+from application.errors import ApplicationError, InvalidConfigError
+from application.gateway_ports import Gateway, GatewayConnection, GatewayEvent, GatewaySettings
+from application.ports import Clock
+from domain.bridge.channel import ClaudeChannelMode, InvalidClaudeChannelMode, parse_claude_channel_mode
+from domain.redaction import redact_text_line
+from entrypoints.serve.errors import SHUTDOWN_FAILED_MESSAGE, failure_line
+from entrypoints.serve.secrets import resolve_gateway_auth_options
+from entrypoints.serve.server import ByteSink, ByteSource, FdSink, FdSource, McpStdioServer
+
+__all__ = ["cmd_serve", "main", "run_serve"]
+
+_VERBOSE_CLIENT_PREFIX = "gateway client "
+"""Gateway client diagnostics printed only with ``--verbose`` (serve-bridge §11.3)."""
+
+
+class _Stderr:
+    """Whole lines to stderr, flushed; a broken stderr is ignored."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def raw(self, text: str) -> None:
+        try:
+            self._stream.write(text + "\n")
+            self._stream.flush()
+        except (OSError, ValueError):
+            pass
+
+    def redacted(self, text: str) -> None:
+        """Through the secret redactor, line by line (the reference's runtime logger)."""
+        self.raw("\n".join(redact_text_line(line) for line in text.split("\n")))
+
+
+class _WallClock:
+    def now_ms(self) -> int:
+        return time.time_ns() // 1_000_000
+
+
+class _DeferredGateway:
+    """Builds the WebSocket Gateway client (and its SQLite identity store) on first use, so that nothing of
+    it is imported before ``initialize`` is answered."""
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self._env = env
+        self._gateway: Gateway | None = None
+
+    def connect(
+        self, settings: GatewaySettings, *, on_event: Callable[[GatewayEvent], None], log: Callable[[str], None]
+    ) -> AbstractAsyncContextManager[GatewayConnection]:
+        if self._gateway is None:
+            from adapters.filesystem.paths import resolve_state_db_path
+            from adapters.sqlite.device_identity import SqliteDeviceIdentityStore
+            from adapters.ws.gateway import WebsocketsGateway
+
+            store = SqliteDeviceIdentityStore(resolve_state_db_path(self._env))
+            self._gateway = WebsocketsGateway(store, env=self._env)
+        return self._gateway.connect(settings, on_event=on_event, log=log)
+
+
+async def _load_config(env: Mapping[str, str], stderr: _Stderr) -> tuple[dict[str, Any], str] | int:
+    """The config guard: the validated, env-substituted document and its path, or exit code 1 after printing
+    the invalid-config block (the ``Fix:`` variant, as the reference prints it for ``serve``)."""
+    from adapters.filesystem.config_store import FileConfigStore
+    from adapters.filesystem.includes import include_roots
+    from adapters.filesystem.paths import resolve_config_path, resolve_home
+    from application.config_service import ConfigService
+    from entrypoints.cli.render import invalid_config_block, shorten_home
+
+    path = resolve_config_path(env)
+    service = ConfigService(FileConfigStore(path, include_roots=include_roots(env)), env, _WallClock(), stderr.redacted)
+    try:
+        analysis = await service.load()
+    except InvalidConfigError as exc:
+        shown = shorten_home(exc.path, resolve_home(env))
+        stderr.redacted(invalid_config_block(shown, os.path.basename(exc.path), exc.analysis, json_mode=True))
+        return 1
+    return analysis.document, path
+
+
+def _client_log(stderr: _Stderr, verbose: bool) -> LineWriter:
+    def log(line: str) -> None:
+        if verbose or not line.startswith(_VERBOSE_CLIENT_PREFIX):
+            stderr.redacted(line)
+
+    return log
+
+
+async def _watch_signals(trigger: Callable[[], None]) -> None:
+    try:
+        receiver = anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM)
+        signals = receiver.__enter__()
+    except (NotImplementedError, RuntimeError, ValueError):
+        return  # not the main thread, or no signal support: the default handlers stay
+    try:
+        async for _ in signals:
+            trigger()  # the first one starts shutdown; later ones are ignored
+    finally:
+        receiver.__exit__(None, None, None)
+
+
+async def _close(bridge: ChannelBridge, server: McpStdioServer) -> BaseException | None:
+    """Close the bridge and the MCP server concurrently; one failure is the result, two are aggregated."""
+    errors: list[Exception] = []
+
+    async def close_bridge() -> None:
+        try:
+            await bridge.close()
+        except Exception as exc:  # reported through the failure line (§1.3)
+            errors.append(exc)
+
+    async def close_server() -> None:
+        try:
+            await server.close()
+        except Exception as exc:  # reported through the failure line (§1.3)
+            errors.append(exc)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(close_bridge)
+        tg.start_soon(close_server)
+    if len(errors) > 1:
+        return ExceptionGroup(SHUTDOWN_FAILED_MESSAGE, errors)
+    return errors[0] if errors else None
+
+
+async def run_serve(
+    options: Mapping[str, Any],
+    env: Mapping[str, str],
+    *,
+    stdin: ByteSource | None = None,
+    stdout: ByteSink | None = None,
+    stderr: TextIO | None = None,
+    gateway: Gateway | None = None,
+    clock: Clock | None = None,
+    handle_signals: bool = True,
+) -> int:
+    """Run ``openclaw mcp serve`` with the parsed ``options`` (``url``, ``token``, ``token_file``,
+    ``password``, ``password_file``, ``claude_channel_mode``, ``verbose``) and return the exit status.
+
+    Defaults: the process's stdin/stdout file descriptors and ``sys.stderr``, the WebSocket Gateway client
+    with the SQLite device identity store of the state dir, the wall clock, SIGINT/SIGTERM handlers.
+    """
+    err = _Stderr(stderr if stderr is not None else sys.stderr)
+    loaded = await _load_config(env, err)
+    if isinstance(loaded, int):
+        return loaded
+    document, config_path = loaded
+    try:
+        auth = resolve_gateway_auth_options(options, env)
+        for warning in auth.warnings:
+            err.raw(warning)
+        mode: ClaudeChannelMode = parse_claude_channel_mode(options.get("claude_channel_mode"))
+    except (ApplicationError, InvalidClaudeChannelMode) as exc:
+        err.redacted(failure_line(exc, env))
+        return 1
+    verbose = bool(options.get("verbose"))
+
+    async def resolve_settings() -> GatewaySettings:
+        target = resolve_gateway_target(
+            config=document,
+            env=env,
+            config_path=config_path,
+            cli_url=options.get("url"),
+            explicit_token=auth.token,
+            explicit_password=auth.password,
+        )
+        return GatewaySettings(
+            url=target.url, token=target.token, password=target.password, tls_fingerprint=target.tls_fingerprint
+        )
+
+    fd_sink: FdSink | None = None
+    if stdout is None:
+        try:
+            fd = sys.stdout.fileno()
+        except (AttributeError, OSError, ValueError):
+            fd = 1
+        fd_sink = FdSink(fd)
+        stdout = fd_sink
+    shutdown = anyio.Event()
+    server = McpStdioServer(
+        source=stdin if stdin is not None else FdSource(0), sink=stdout, mode=mode, on_close=shutdown.set
+    )
+    bridge = ChannelBridge(
+        gateway=gateway if gateway is not None else _DeferredGateway(env),
+        resolve_settings=resolve_settings,
+        notifier=server,
+        clock=clock if clock is not None else _WallClock(),
+        write_line=err.raw,
+        client_log=_client_log(err, verbose),
+        mode=mode,
+        verbose=verbose,
+    )
+    server.bind(bridge)
+    start_error: BaseException | None = None
+    close_error: BaseException | None = None
+
+    async def watch_start() -> None:
+        nonlocal start_error
+        try:
+            await bridge.wait_started()
+        except Exception as exc:  # the start error (any kind) ends the process through the failure line
+            start_error = exc
+            shutdown.set()
+
+    try:
+        async with anyio.create_task_group() as tg:
+            await tg.start(server.run)
+            await tg.start(bridge.run)
+            if handle_signals:
+                tg.start_soon(_watch_signals, shutdown.set)
+            tg.start_soon(watch_start)
+            await shutdown.wait()
+            close_error = await _close(bridge, server)
+            tg.cancel_scope.cancel()
+    finally:
+        if fd_sink is not None:
+            fd_sink.restore()
+    failure = close_error or start_error
+    if failure is not None:
+        err.redacted(failure_line(failure, env))
+        return 1
+    return 0
+
+
+async def cmd_serve(registry: object, parsed: Any, console: object) -> int:
+    """``entrypoints.cli.commands`` handler: runs :func:`run_serve` on the real stdio (the registry and the
+    console are not used: serve writes JSON-RPC to the stdout file descriptor and its own stderr lines)."""
+    env = getattr(registry, "env", None)
+    return await run_serve(parsed.options, env if isinstance(env, Mapping) else os.environ)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``openclaw mcp serve [options]`` as a process: parse, run, exit with the status."""
+    from entrypoints.cli.argv import Parsed, UsageError, parse, render_help
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        parsed = parse(["serve", *args])
+    except UsageError as exc:
+        sys.stderr.write(exc.text + "\n")
+        sys.exit(1)
+    if not isinstance(parsed, Parsed):
+        sys.stdout.write(render_help(parsed, os.environ) + "\n")
+        sys.exit(0)
+    sys.exit(anyio.run(run_serve, parsed.options, dict(os.environ)))

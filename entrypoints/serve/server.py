@@ -1,0 +1,464 @@
+"""The MCP server of ``openclaw mcp serve``: newline-delimited JSON-RPC over stdio (spec serve-bridge §4).
+
+A small hand-written loop rather than the MCP SDK: it must reproduce the reference SDK's wire behaviour
+byte for byte (key orders, ``experimental`` capabilities, ``-32601`` for every other method, tool results with
+``structuredContent``, zod issue texts, custom ``notifications/claude/channel*`` methods, no answer for a
+cancelled request) and start cheaply (no pydantic import before ``initialize`` is answered).
+
+* Requests run concurrently, each in its own cancel scope; ``notifications/cancelled`` cancels the scope and
+  suppresses the answer (and releases an ``events_wait`` waiter).
+* Every message is written whole through one lock: responses and the bridge's notifications never
+  interleave, notifications keep their order.
+* stdin end, an unreadable stdin or a failed write to stdout (e.g. ``EPIPE``) is "transport closed": the
+  ``on_close`` callback is called once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, Protocol
+
+import anyio
+import anyio.abc
+
+from application.bridge.errors import NotificationError
+from application.bridge.service import ChannelBridge
+from application.errors import ApplicationError
+from domain.bridge.channel import PERMISSION_REQUEST_METHOD, ClaudeChannelMode, experimental_capabilities
+from domain.bridge.texts import ToolResult, error_result
+from entrypoints.serve.jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    Notification,
+    Request,
+    encode,
+    error_response,
+    id_key,
+    is_request_id,
+    notification_message,
+    parse_message,
+    result_response,
+)
+from entrypoints.serve.tools import (
+    TOOLS_BY_NAME,
+    ValidationFailed,
+    invalid_arguments_text,
+    tools_list_result,
+    unknown_tool_text,
+    validate_arguments,
+)
+
+__all__ = [
+    "LATEST_PROTOCOL_VERSION",
+    "MAX_LINE_BYTES",
+    "SERVER_INFO",
+    "SUPPORTED_PROTOCOL_VERSIONS",
+    "ByteSink",
+    "ByteSource",
+    "FdSink",
+    "FdSource",
+    "McpStdioServer",
+    "TransportClosed",
+    "server_capabilities",
+]
+
+LATEST_PROTOCOL_VERSION: Final = "2025-11-25"
+SUPPORTED_PROTOCOL_VERSIONS: Final = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07")
+SERVER_INFO: Final = {"name": "openclaw", "version": "2026.9.6"}
+MAX_LINE_BYTES: Final = 10 * 1024 * 1024
+"""The SDK's read buffer limit: a longer unterminated line closes the transport."""
+
+_READ_CHUNK: Final = 65536
+
+
+class ByteSource(Protocol):
+    async def read(self) -> bytes:
+        """The next chunk of input; ``b""`` at end of input. Raises ``OSError`` when unreadable."""
+        ...
+
+
+class ByteSink(Protocol):
+    async def write(self, data: bytes) -> None:
+        """Write all of ``data``. Raises ``OSError`` (or an anyio stream error) when the peer is gone."""
+        ...
+
+
+class TransportClosed(Exception):
+    """stdout can no longer be written."""
+
+
+def server_capabilities(mode: ClaudeChannelMode) -> dict[str, Any]:
+    """``experimental`` Claude channel entries unless mode ``off``, then ``tools.listChanged``."""
+    capabilities: dict[str, Any] = {}
+    experimental = experimental_capabilities(mode)
+    if experimental is not None:
+        capabilities["experimental"] = experimental
+    capabilities["tools"] = {"listChanged": True}
+    return capabilities
+
+
+# --- stdio file descriptors ------------------------------------------------------------------------------
+
+
+class FdSource:
+    """Reads a file descriptor without blocking the event loop (pipes, sockets and terminals are polled;
+    regular files and devices that cannot be polled are read directly — they never block for long)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        try:
+            mode = os.fstat(fd).st_mode
+        except OSError:
+            mode = 0
+        self._pollable = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(fd))
+
+    async def read(self) -> bytes:
+        while True:
+            if self._pollable:
+                try:
+                    await anyio.wait_readable(self._fd)
+                except (OSError, ValueError, NotImplementedError):
+                    self._pollable = False
+            try:
+                return os.read(self._fd, _READ_CHUNK)
+            except BlockingIOError:
+                await anyio.sleep(0.01)
+
+
+class FdSink:
+    """Writes a file descriptor; a pipe or socket of its own is switched to non-blocking mode so a client
+    that stops reading cannot block the event loop (:meth:`restore` puts the flags back)."""
+
+    def __init__(self, fd: int, *, shared_with: tuple[int, ...] = (2,)) -> None:
+        self._fd = fd
+        self._restore_blocking = False
+        try:
+            info = os.fstat(fd)
+        except OSError:
+            return
+        if not (stat.S_ISFIFO(info.st_mode) or stat.S_ISSOCK(info.st_mode)):
+            return
+        for other in shared_with:
+            try:
+                other_info = os.fstat(other)
+            except OSError:
+                continue
+            if (other_info.st_dev, other_info.st_ino) == (info.st_dev, info.st_ino):
+                return  # the same pipe as stderr: keep blocking writes (stderr must not see EAGAIN)
+        if os.get_blocking(fd):
+            os.set_blocking(fd, False)
+            self._restore_blocking = True
+
+    async def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                written = os.write(self._fd, view)
+            except BlockingIOError:
+                await anyio.wait_writable(self._fd)
+                continue
+            view = view[written:]
+
+    def restore(self) -> None:
+        if self._restore_blocking:
+            self._restore_blocking = False
+            with contextlib.suppress(OSError):
+                os.set_blocking(self._fd, True)
+
+
+# --- the server ----------------------------------------------------------------------------------------
+
+
+@dataclass(eq=False, slots=True)
+class _Inflight:
+    key: tuple[str, str | int]
+    abortable: bool = False
+    """Only ``events_wait`` reacts to cancellation (its waiter is released); other requests run to the end
+    and their answers are discarded, as in the reference (a cancelled ``messages_send`` may still send)."""
+    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    cancelled: bool = False
+
+
+class _InvalidParams(Exception):
+    """A request whose params do not match the method's schema (a JSON-RPC error, §4.3 decision S6)."""
+
+
+def _is_task_request(params: Mapping[str, Any] | None) -> bool:
+    """The SDK refuses task-augmented requests (``params.task`` = ``{ttl?: number}``) without the tasks
+    capability."""
+    if params is None or not isinstance(params.get("task"), dict):
+        return False
+    ttl = params["task"].get("ttl", 0)
+    return isinstance(ttl, int | float) and not isinstance(ttl, bool) and abs(ttl) != float("inf")
+
+
+def _require_string(params: Mapping[str, Any] | None, key: str, *, optional: bool = False) -> None:
+    value = None if params is None else params.get(key)
+    if value is None and optional and (params is None or key not in params):
+        return
+    if not isinstance(value, str):
+        raise _InvalidParams(f"Invalid params: {key} must be a string")
+
+
+class McpStdioServer:
+    """One MCP session over a byte source/sink; tools are served by a :class:`ChannelBridge` bound with
+    :meth:`bind`. Also the bridge's :class:`~application.bridge.ports.McpNotifier`."""
+
+    def __init__(
+        self,
+        *,
+        source: ByteSource,
+        sink: ByteSink,
+        mode: ClaudeChannelMode,
+        on_close: Callable[[], None] = lambda: None,
+    ) -> None:
+        self._source = source
+        self._sink = sink
+        self._mode: ClaudeChannelMode = mode
+        self._on_close = on_close
+        self._bridge: ChannelBridge | None = None
+        self._write_lock = anyio.Lock()
+        self._inflight: dict[tuple[str, str | int], list[_Inflight]] = {}
+        self._idle = anyio.Event()
+        self._idle.set()
+        self._tg: anyio.abc.TaskGroup | None = None
+        self._reader_scope = anyio.CancelScope()
+        self._stopped = anyio.Event()
+        self._transport_closed = False
+        self._closing = False
+        self._close_signalled = False
+
+    def bind(self, bridge: ChannelBridge) -> None:
+        self._bridge = bridge
+
+    @property
+    def transport_closed(self) -> bool:
+        return self._transport_closed
+
+    @property
+    def inflight(self) -> int:
+        return sum(len(entries) for entries in self._inflight.values())
+
+    # --- lifecycle ---------------------------------------------------------------------------------
+
+    async def run(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Read and serve until :meth:`close`; started as soon as input is being read."""
+        async with anyio.create_task_group() as tg:
+            self._tg = tg
+            tg.start_soon(self._read_loop)
+            task_status.started()
+            await self._stopped.wait()
+            tg.cancel_scope.cancel()
+        self._tg = None
+
+    async def close(self, *, drain_timeout: float = 2.0) -> None:
+        """Stop reading; let in-flight requests finish (at most ``drain_timeout`` seconds, answers still
+        written), then cancel the rest without answering them."""
+        self._closing = True
+        self._reader_scope.cancel()
+        with anyio.move_on_after(drain_timeout):
+            await self._idle.wait()
+        for entries in list(self._inflight.values()):
+            for entry in entries:
+                entry.cancelled = True
+                entry.scope.cancel()
+        self._stopped.set()
+
+    def _signal_close(self) -> None:
+        if not self._close_signalled:
+            self._close_signalled = True
+            self._on_close()
+
+    # --- input -------------------------------------------------------------------------------------
+
+    async def _read_loop(self) -> None:
+        buffer = bytearray()
+        with self._reader_scope:
+            while True:
+                try:
+                    chunk = await self._source.read()
+                except (OSError, anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    chunk = b""
+                if not chunk:
+                    break
+                buffer += chunk
+                start = 0
+                while (end := buffer.find(b"\n", start)) != -1:
+                    line = bytes(buffer[start:end])
+                    start = end + 1
+                    self._handle_line(line)
+                    if self._closing:
+                        return
+                del buffer[:start]
+                if len(buffer) > MAX_LINE_BYTES:
+                    break  # the SDK clears its buffer and closes the transport
+        if not self._closing:
+            self._signal_close()
+
+    def _handle_line(self, raw: bytes) -> None:
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        message = parse_message(raw.decode("utf-8", errors="replace"))
+        if isinstance(message, Notification):
+            self._handle_notification(message)
+        elif isinstance(message, Request) and not self._closing:
+            self._start_request(message)
+
+    def _handle_notification(self, message: Notification) -> None:
+        params = message.params
+        if message.method == "notifications/cancelled":
+            if params is None or not isinstance(params.get("reason", ""), str):
+                return
+            request_id = params.get("requestId")
+            if "requestId" in params and is_request_id(request_id):
+                self._cancel(id_key(request_id))
+        elif message.method == PERMISSION_REQUEST_METHOD and self._bridge is not None:
+            self._bridge.handle_permission_request(params)
+
+    def _cancel(self, key: tuple[str, str | int]) -> None:
+        for entry in self._inflight.get(key, []):
+            entry.cancelled = True
+            if entry.abortable:
+                entry.scope.cancel()
+
+    def _start_request(self, request: Request) -> None:
+        if self._tg is None:
+            return
+        params = request.params or {}
+        entry = _Inflight(id_key(request.id), request.method == "tools/call" and params.get("name") == "events_wait")
+        self._inflight.setdefault(entry.key, []).append(entry)
+        self._idle = anyio.Event()
+        self._tg.start_soon(self._run_request, request, entry)
+
+    async def _run_request(self, request: Request, entry: _Inflight) -> None:
+        try:
+            response: dict[str, Any] | None = None
+            with entry.scope:
+                response = await self._respond(request)
+            if response is not None and not entry.cancelled:
+                try:
+                    await self._send(response)
+                except TransportClosed:
+                    pass
+        finally:
+            entries = self._inflight.get(entry.key, [])
+            if entry in entries:
+                entries.remove(entry)
+            if not entries:
+                self._inflight.pop(entry.key, None)
+            if not self._inflight:
+                self._idle.set()
+
+    # --- output ------------------------------------------------------------------------------------
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        data = encode(message)
+        async with self._write_lock:
+            if self._transport_closed:
+                raise TransportClosed("Not connected")
+            try:
+                await self._sink.write(data)
+            except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+                self._transport_closed = True
+                self._signal_close()
+                raise TransportClosed(_write_error_text(exc)) from exc
+
+    async def notify(self, method: str, params: dict[str, Any]) -> None:
+        """:class:`~application.bridge.ports.McpNotifier`: one ``{"method", "params", "jsonrpc"}`` line."""
+        try:
+            await self._send(notification_message(method, params))
+        except TransportClosed as exc:
+            raise NotificationError(str(exc)) from exc
+
+    # --- requests ----------------------------------------------------------------------------------
+
+    async def _respond(self, request: Request) -> dict[str, Any]:
+        method, params = request.method, request.params
+        if method not in ("initialize", "ping", "tools/list", "tools/call"):
+            return error_response(request.id, METHOD_NOT_FOUND, "Method not found")
+        if _is_task_request(params):
+            return error_response(
+                request.id, INTERNAL_ERROR, f"Server does not support task creation (required for {method})"
+            )
+        try:
+            if method == "initialize":
+                return result_response(request.id, self._initialize(params))
+            if method == "ping":
+                return result_response(request.id, {})
+            if method == "tools/list":
+                _require_string(params, "cursor", optional=True)
+                return result_response(request.id, tools_list_result())
+            return result_response(request.id, (await self._call_tool(params)).to_json())
+        except _InvalidParams as exc:
+            return error_response(request.id, INVALID_PARAMS, str(exc))
+
+    def _initialize(self, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        _require_string(params, "protocolVersion")
+        assert params is not None
+        client_info = params.get("clientInfo")
+        if not isinstance(params.get("capabilities"), dict) or not isinstance(client_info, dict):
+            raise _InvalidParams("Invalid params: capabilities and clientInfo must be objects")
+        _require_string(client_info, "name")
+        _require_string(client_info, "version")
+        requested = params["protocolVersion"]
+        version = requested if requested in SUPPORTED_PROTOCOL_VERSIONS else LATEST_PROTOCOL_VERSION
+        return {
+            "protocolVersion": version,
+            "capabilities": server_capabilities(self._mode),
+            "serverInfo": dict(SERVER_INFO),
+        }
+
+    async def _call_tool(self, params: Mapping[str, Any] | None) -> ToolResult:
+        _require_string(params, "name")
+        assert params is not None
+        if "arguments" in params and not isinstance(params["arguments"], dict):
+            raise _InvalidParams("Invalid params: arguments must be an object")
+        name: str = params["name"]
+        tool = TOOLS_BY_NAME.get(name)
+        if tool is None:
+            return error_result(unknown_tool_text(name))
+        try:
+            args = validate_arguments(tool, params["arguments"]) if "arguments" in params else validate_arguments(tool)
+        except ValidationFailed as exc:
+            return error_result(invalid_arguments_text(name, str(exc)))
+        bridge = self._bridge
+        if bridge is None:
+            return error_result("Gateway client is not ready")
+        try:
+            return await _invoke(bridge, name, args)
+        except ApplicationError as exc:
+            return error_result(str(exc))
+        except Exception as exc:  # the SDK turns any handler failure into an isError result
+            return error_result(str(exc) or type(exc).__name__)
+
+
+async def _invoke(bridge: ChannelBridge, name: str, args: dict[str, Any]) -> ToolResult:
+    if name == "events_poll":
+        return bridge.events_poll(args)
+    if name == "permissions_list_open":
+        return bridge.permissions_list_open(args)
+    handlers = {
+        "conversations_list": bridge.conversations_list,
+        "conversation_get": bridge.conversation_get,
+        "messages_read": bridge.messages_read,
+        "attachments_fetch": bridge.attachments_fetch,
+        "events_wait": bridge.events_wait,
+        "messages_send": bridge.messages_send,
+        "permissions_respond": bridge.permissions_respond,
+    }
+    return await handlers[name](args)
+
+
+def _write_error_text(exc: BaseException) -> str:
+    """Node's wording for a failed stdout write (``write EPIPE``)."""
+    if isinstance(exc, BrokenPipeError):
+        return "write EPIPE"
+    if isinstance(exc, OSError) and exc.errno is not None:
+        return f"write {errno.errorcode.get(exc.errno, 'EIO')}"
+    return str(exc) or type(exc).__name__
