@@ -2,30 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 from typing import TYPE_CHECKING, Any
 
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
+from adapters.device_keys import generate_device_identity
 from application.gateway_ports import DeviceIdentity
 
 __all__ = ["InMemoryDeviceIdentityStore"]
-
-
-def _generate() -> DeviceIdentity:
-    private_key = Ed25519PrivateKey.generate()
-    public_key = private_key.public_key()
-    raw = public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-    return DeviceIdentity(
-        device_id=hashlib.sha256(raw).hexdigest(),
-        public_key_pem=public_key.public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-        ).decode("ascii"),
-        private_key_pem=private_key.private_bytes(
-            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-        ).decode("ascii"),
-    )
 
 
 def _normalize_scopes(scopes: list[Any]) -> list[str]:
@@ -51,7 +33,7 @@ class InMemoryDeviceIdentityStore:
 
     async def load_or_create_identity(self) -> DeviceIdentity:
         if self._identity is None:
-            self._identity = _generate()
+            self._identity = generate_device_identity()
         return self._identity
 
     async def load_token(self, device_id: str, role: str) -> str | None:

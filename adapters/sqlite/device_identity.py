@@ -22,6 +22,7 @@ import anyio
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from adapters.device_keys import generate_device_identity
 from adapters.sqlite._db import BUSY_TIMEOUT_MS, ensure_state_db
 from application.gateway_ports import DeviceIdentity, GatewayError
 from application.leases import SystemClock
@@ -70,22 +71,6 @@ _SCHEMA = DEVICE_IDENTITIES_SCHEMA + DEVICE_AUTH_TOKENS_SCHEMA
 _DEVICE_ID = re.compile(r"[a-f0-9]{64}")
 _DOCTOR = 'Run "openclaw doctor --fix" before starting the gateway or connecting this client.'
 _T = TypeVar("_T")
-
-
-def generate_device_identity() -> DeviceIdentity:
-    """A fresh Ed25519 identity: SPKI / PKCS#8 PEM (as Node exports them) and the SHA-256 device id."""
-    private_key = Ed25519PrivateKey.generate()
-    public_key = private_key.public_key()
-    raw = public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-    return DeviceIdentity(
-        device_id=hashlib.sha256(raw).hexdigest(),
-        public_key_pem=public_key.public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-        ).decode("ascii"),
-        private_key_pem=private_key.private_bytes(
-            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-        ).decode("ascii"),
-    )
 
 
 def _identity_is_valid(identity: DeviceIdentity) -> bool:
