@@ -14,7 +14,9 @@ and ``None``.
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -120,6 +122,8 @@ def _shortest_digits(value: float) -> tuple[str, int]:
     return stripped or "0", exponent
 
 
+_encode_string = json.encoder.encode_basestring
+
 _ESCAPES = {
     '"': '\\"',
     "\\": "\\\\",
@@ -131,8 +135,14 @@ _ESCAPES = {
 }
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def js_string(text: str) -> str:
     """A JSON string literal as ``JSON.stringify`` writes it (non-ASCII raw, controls escaped)."""
+    if not _SURROGATE.search(text):
+        # Python's C string encoder writes exactly what JSON.stringify writes, surrogates aside.
+        return _encode_string(text)
     out = ['"']
     for ch in text:
         esc = _ESCAPES.get(ch)
