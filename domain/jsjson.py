@@ -158,9 +158,43 @@ def js_string(text: str) -> str:
 
 def js_dumps(value: JsonValue, indent: int | None = 2) -> str:
     """``JSON.stringify(value, null, indent)`` (compact when ``indent`` is None or 0)."""
+    if _python_writes_the_same(value):
+        # Python's encoder (C when compact) writes the same text when there is no float, no integer of 21
+        # digits or more, no integer-like key and no lone surrogate.
+        text = _pretty(value, indent) if indent else _compact(value)
+        if not _SURROGATE.search(text):
+            return text
     parts: list[str] = []
     _write(value, parts, " " * indent if indent else "", "")
     return "".join(parts)
+
+
+def _pretty(value: JsonValue, indent: int) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=indent, check_circular=False)
+
+
+_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+_INT_LIMIT = 10**21
+
+
+def _python_writes_the_same(value: JsonValue) -> bool:
+    pending = [value]
+    pop, extend = pending.pop, pending.extend
+    while pending:
+        item = pop()
+        kind = type(item)
+        if kind is str or kind is bool or item is None:
+            continue
+        if kind is dict:
+            for key in item:
+                if type(key) is not str or (key[:1].isdigit() and is_array_index(key)):
+                    return False
+            extend(item.values())
+        elif kind is list or kind is tuple:
+            extend(item)
+        elif kind is not int or not -_INT_LIMIT < item < _INT_LIMIT:
+            return False
+    return True
 
 
 def _write(value: JsonValue, out: list[str], step: str, current: str) -> None:

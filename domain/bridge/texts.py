@@ -13,7 +13,7 @@ from typing import Any
 from domain.bridge.approvals import PendingApproval
 from domain.bridge.conversations import ABSENT, Conversation, extract_attachments, js_to_string
 from domain.bridge.events import PollResult, WaitOutcome
-from domain.jsjson import JsonValue, js_dumps, js_order
+from domain.jsjson import JsonValue, js_dumps
 
 __all__ = [
     "ToolResult",
@@ -65,12 +65,12 @@ class ToolResult:
     def to_json(self) -> dict[str, Any]:
         """``{"content":[{"type":"text","text":…}]}`` + ``structuredContent`` and/or ``"isError": true``.
 
-        The structured content is re-keyed in JavaScript property order (integer-like keys first), as the
-        reference's objects are after ``JSON.parse``.
+        The structured content is the same object; it comes out in JavaScript property order (integer-like
+        keys first) because every JSON writer of the project writes keys in that order.
         """
         out: dict[str, Any] = {"content": [{"type": "text", "text": self.text}]}
         if self.structured is not None:
-            out["structuredContent"] = js_order(self.structured)
+            out["structuredContent"] = self.structured
         if self.is_error:
             out["isError"] = True
         return out

@@ -12,11 +12,10 @@
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any, Final, TypeGuard
 
-from domain.jsjson import js_dumps, js_ordered_keys, js_string
+from domain.jsjson import js_dumps
 
 __all__ = [
     "INTERNAL_ERROR",
@@ -152,47 +151,9 @@ def notification_message(method: str, params: dict[str, Any]) -> dict[str, Any]:
     return {"method": method, "params": params, "jsonrpc": "2.0"}
 
 
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
-
-
-def _string(text: str) -> str:
-    # json.dumps(ensure_ascii=False) escapes exactly like JSON.stringify, except for lone surrogates
-    if _SURROGATE.search(text):
-        return js_string(text)
-    return json.dumps(text, ensure_ascii=False)
-
-
-def _write(value: Any, out: list[str]) -> None:
-    if isinstance(value, str):
-        out.append(_string(value))
-    elif value is None or value is True or value is False or isinstance(value, int | float):
-        out.append(js_dumps(value, None))
-    elif isinstance(value, dict):
-        out.append("{")
-        for index, key in enumerate(js_ordered_keys(value)):
-            if index:
-                out.append(",")
-            out.append(_string(key))
-            out.append(":")
-            _write(value[key], out)
-        out.append("}")
-    elif isinstance(value, list | tuple):
-        out.append("[")
-        for index, item in enumerate(value):
-            if index:
-                out.append(",")
-            _write(item, out)
-        out.append("]")
-    else:
-        raise TypeError(f"not JSON data: {type(value).__name__}")
-
-
 def dumps(value: Any) -> str:
-    """``JSON.stringify(value)`` (compact), byte-identical to :func:`domain.jsjson.js_dumps` but with long
-    strings escaped by the C encoder."""
-    out: list[str] = []
-    _write(value, out)
-    return "".join(out)
+    """``JSON.stringify(value)`` (compact)."""
+    return js_dumps(value, None)
 
 
 def encode(message: dict[str, Any]) -> bytes:

@@ -223,7 +223,7 @@ class McpStdioServer:
         self._mode: ClaudeChannelMode = mode
         self._on_close = on_close
         self._bridge: ChannelBridge | None = None
-        self._write_lock = anyio.Lock()
+        self._write_lock = anyio.Lock(fast_acquire=True)
         self._inflight: dict[tuple[str, str | int], list[_Inflight]] = {}
         self._idle = anyio.Event()
         self._idle.set()
@@ -292,7 +292,7 @@ class McpStdioServer:
                 while (end := buffer.find(b"\n", start)) != -1:
                     line = bytes(buffer[start:end])
                     start = end + 1
-                    self._handle_line(line)
+                    await self._handle_line(line)
                     if self._closing:
                         return
                 del buffer[:start]
@@ -301,14 +301,21 @@ class McpStdioServer:
         if not self._closing:
             self._signal_close()
 
-    def _handle_line(self, raw: bytes) -> None:
+    async def _handle_line(self, raw: bytes) -> None:
         if raw.endswith(b"\r"):
             raw = raw[:-1]
         message = parse_message(raw.decode("utf-8", errors="replace"))
         if isinstance(message, Notification):
             self._handle_notification(message)
         elif isinstance(message, Request) and not self._closing:
-            self._start_request(message)
+            response = self._respond_now(message)
+            if isinstance(response, _ToolCall):
+                self._start_request(message, response)
+                return
+            # Answered without waiting on anything: written from the read loop itself (no task, and the next
+            # line is read once this answer is out, as Node's synchronous handlers do).
+            with contextlib.suppress(TransportClosed):
+                await self._send(response)
 
     def _handle_notification(self, message: Notification) -> None:
         params = message.params
@@ -327,20 +334,19 @@ class McpStdioServer:
             if entry.abortable:
                 entry.scope.cancel()
 
-    def _start_request(self, request: Request) -> None:
+    def _start_request(self, request: Request, call: _ToolCall) -> None:
         if self._tg is None:
             return
-        params = request.params or {}
-        entry = _Inflight(id_key(request.id), request.method == "tools/call" and params.get("name") == "events_wait")
+        entry = _Inflight(id_key(request.id), call.name == "events_wait")
         self._inflight.setdefault(entry.key, []).append(entry)
         self._idle = anyio.Event()
-        self._tg.start_soon(self._run_request, request, entry)
+        self._tg.start_soon(self._run_request, request, call, entry)
 
-    async def _run_request(self, request: Request, entry: _Inflight) -> None:
+    async def _run_request(self, request: Request, call: _ToolCall, entry: _Inflight) -> None:
         try:
             response: dict[str, Any] | None = None
             with entry.scope:
-                response = await self._respond(request)
+                response = result_response(request.id, (await call.run()).to_json())
             if response is not None and not entry.cancelled:
                 try:
                     await self._send(response)
@@ -378,7 +384,9 @@ class McpStdioServer:
 
     # --- requests ----------------------------------------------------------------------------------
 
-    async def _respond(self, request: Request) -> dict[str, Any]:
+    def _respond_now(self, request: Request) -> dict[str, Any] | _ToolCall:
+        """The response when it needs no waiting; else the tool call that awaits the Gateway or the event
+        queue."""
         method, params = request.method, request.params
         if method not in ("initialize", "ping", "tools/list", "tools/call"):
             return error_response(request.id, METHOD_NOT_FOUND, "Method not found")
@@ -394,9 +402,14 @@ class McpStdioServer:
             if method == "tools/list":
                 _require_string(params, "cursor", optional=True)
                 return result_response(request.id, tools_list_result())
-            return result_response(request.id, (await self._call_tool(params)).to_json())
+            call = self._prepare_call(params)
         except _InvalidParams as exc:
             return error_response(request.id, INVALID_PARAMS, str(exc))
+        if isinstance(call, ToolResult):
+            return result_response(request.id, call.to_json())
+        if call.name in _SYNC_TOOLS:
+            return result_response(request.id, call.run_now().to_json())
+        return call
 
     def _initialize(self, params: Mapping[str, Any] | None) -> dict[str, Any]:
         _require_string(params, "protocolVersion")
@@ -414,7 +427,9 @@ class McpStdioServer:
             "serverInfo": dict(SERVER_INFO),
         }
 
-    async def _call_tool(self, params: Mapping[str, Any] | None) -> ToolResult:
+    def _prepare_call(self, params: Mapping[str, Any] | None) -> ToolResult | _ToolCall:
+        """Check a ``tools/call``: the error result for an unknown tool, invalid arguments or a bridge that
+        is not bound yet, else what to invoke. Raises ``_InvalidParams`` for malformed params."""
         _require_string(params, "name")
         assert params is not None
         if "arguments" in params and not isinstance(params["arguments"], dict):
@@ -427,32 +442,53 @@ class McpStdioServer:
             args = validate_arguments(tool, params["arguments"]) if "arguments" in params else validate_arguments(tool)
         except ValidationFailed as exc:
             return error_result(invalid_arguments_text(name, str(exc)))
-        bridge = self._bridge
-        if bridge is None:
+        if self._bridge is None:
             return error_result("Gateway client is not ready")
+        return _ToolCall(name, args, self._bridge)
+
+
+_SYNC_TOOLS: Final = frozenset({"events_poll", "permissions_list_open"})
+"""Tools answered from the bridge's own state, without waiting."""
+
+
+def _failure_result(exc: Exception) -> ToolResult:
+    if isinstance(exc, ApplicationError):
+        return error_result(str(exc))
+    return error_result(str(exc) or type(exc).__name__)  # the SDK turns any handler failure into an isError result
+
+
+@dataclass(frozen=True, slots=True)
+class _ToolCall:
+    """A validated call of one of the bridge's tools; a failure of the handler is an ``isError`` result."""
+
+    name: str
+    args: dict[str, Any]
+    bridge: ChannelBridge
+
+    def run_now(self) -> ToolResult:
+        bridge = self.bridge
         try:
-            return await _invoke(bridge, name, args)
-        except ApplicationError as exc:
-            return error_result(str(exc))
-        except Exception as exc:  # the SDK turns any handler failure into an isError result
-            return error_result(str(exc) or type(exc).__name__)
+            if self.name == "events_poll":
+                return bridge.events_poll(self.args)
+            return bridge.permissions_list_open(self.args)
+        except Exception as exc:
+            return _failure_result(exc)
 
-
-async def _invoke(bridge: ChannelBridge, name: str, args: dict[str, Any]) -> ToolResult:
-    if name == "events_poll":
-        return bridge.events_poll(args)
-    if name == "permissions_list_open":
-        return bridge.permissions_list_open(args)
-    handlers = {
-        "conversations_list": bridge.conversations_list,
-        "conversation_get": bridge.conversation_get,
-        "messages_read": bridge.messages_read,
-        "attachments_fetch": bridge.attachments_fetch,
-        "events_wait": bridge.events_wait,
-        "messages_send": bridge.messages_send,
-        "permissions_respond": bridge.permissions_respond,
-    }
-    return await handlers[name](args)
+    async def run(self) -> ToolResult:
+        bridge = self.bridge
+        handlers = {
+            "conversations_list": bridge.conversations_list,
+            "conversation_get": bridge.conversation_get,
+            "messages_read": bridge.messages_read,
+            "attachments_fetch": bridge.attachments_fetch,
+            "events_wait": bridge.events_wait,
+            "messages_send": bridge.messages_send,
+            "permissions_respond": bridge.permissions_respond,
+        }
+        try:
+            return await handlers[self.name](self.args)
+        except Exception as exc:
+            return _failure_result(exc)
 
 
 def _write_error_text(exc: BaseException) -> str:
