@@ -6,12 +6,15 @@ Adapters implement them structurally (no inheritance); every port has one contra
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from domain.includes import IncludeLoader
+
+if TYPE_CHECKING:
+    from application.leases import Lease
 
 __all__ = [
     "Clock",
@@ -158,13 +161,69 @@ class HostFiles(Protocol):
 
 
 class OAuthCredentialStore(Protocol):
-    """Writes to the MCP OAuth credential store, each under the store's cross-process lease."""
+    """The MCP OAuth credential store (spec cli-registry §7.2–§7.7, §7.10): one JSON object per store key,
+    plus pending authorizations keyed by OAuth ``state``.
+
+    Every write runs in one write transaction under the caller's ``core:mcp-oauth`` lease of that store key
+    (``MCP_OAUTH_LEASE`` held with :class:`application.leases.LeaseStore`): the lease ownership is checked at
+    the start of the transaction and again just before commit; a lost lease rolls back and raises
+    ``LeaseLost``. A lease for another scope or key is refused with
+    ``OAuthStoreError("MCP OAuth mutation requires its exact store lease")``. Reads take no lease and never
+    create the store. Storage failures and corrupt rows raise ``OAuthStoreError``
+    (``MCP OAuth store <key> is invalid: <detail>`` for a row that fails §7.4 validation).
+    """
+
+    async def read(self, store_key: str) -> dict[str, Any]:
+        """The validated store object of ``store_key``; ``{}`` when there is no row (or no database)."""
+        ...
+
+    async def update(
+        self, lease: Lease, store_key: str, change: Callable[[dict[str, Any]], dict[str, Any] | None]
+    ) -> dict[str, Any]:
+        """Read-modify-write in one transaction: ``change`` gets a copy of the current store (``{}`` when
+        absent) and returns the new store, or ``None`` for "no change" (nothing is written). The new store is
+        validated as a read would, then upserted as ``(store_key, 1, compact JSON, now)``. Returns the store
+        as it is after the call. ``change`` is pure (see ``domain.oauth_store`` mutations); an exception it
+        raises rolls back and propagates unchanged. The lease is checked even when nothing changes (a lost
+        lease raises ``LeaseLost``); an invalid new store raises ``OAuthStoreError("MCP OAuth store <key> is
+        invalid: <detail>")`` and nothing is written."""
+        ...
 
     async def clear(self, store_key: str) -> None:
         """Log out: the store becomes ``{"credentialState": "cleared"}`` (the row is kept) and its pending
-        authorizations are deleted, in one transaction under the ``core:mcp-oauth`` lease of ``store_key``.
+        authorizations are deleted, in one transaction under the ``core:mcp-oauth`` lease of ``store_key``,
+        which this method acquires itself.
 
         Raises ``OAuthStoreError`` when the store cannot be written and the lease errors
         (``LeaseHeld`` after the 30 s wait, ``LeaseUnavailable``, ``LeaseLost``) as they are.
         """
+        ...
+
+    async def keys_with_prefix(self, prefix: str) -> list[str]:
+        """Store keys starting with ``prefix``, in key order (read-only; ``[]`` without a database)."""
+        ...
+
+    async def write_pending(self, lease: Lease, store_key: str, state: str) -> None:
+        """Record a pending authorization: delete every store's rows older than the 10-minute TTL and this
+        store's rows, then insert ``(state, store_key, now)`` (§7.7). A ``state`` still pending for another
+        store raises ``OAuthStoreError``."""
+        ...
+
+    async def consume_pending(self, lease: Lease, store_key: str, state: str) -> bool:
+        """Delete this store's unexpired row for ``state``; true iff one was deleted (an expired row is left
+        for the next :meth:`write_pending` to purge)."""
+        ...
+
+    async def read_pending(self, state: str) -> str | None:
+        """The store key of the unexpired pending row for ``state`` (read-only, no lease)."""
+        ...
+
+    async def delete_pending(self, lease: Lease, store_key: str) -> None:
+        """Delete this store's pending rows."""
+        ...
+
+    async def delete_pending_prefix(self, prefix: str) -> None:
+        """Delete the pending rows of every store whose key matches ``LIKE '<prefix>%'`` as the reference does
+        it (ASCII case-insensitive; ``_`` and ``%`` in ``prefix`` are wildcards). No lease; never creates the
+        database."""
         ...

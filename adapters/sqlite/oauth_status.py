@@ -5,6 +5,7 @@ Opens the database with ``mode=ro``: a missing file or table reads as empty and 
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,7 +25,7 @@ class SqliteOAuthStatusReader:
             return []
         try:
             uri = Path(self._db_path).absolute().as_uri() + "?mode=ro"
-            with sqlite3.connect(uri, uri=True, timeout=5.0) as conn:
+            with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=5.0)) as conn:
                 return conn.execute(sql, params).fetchall()
         except sqlite3.OperationalError as exc:
             if "no such table" in str(exc):
