@@ -37,13 +37,18 @@ class WallClock:
 
 
 class TransportConnector:
-    """Routes each resolved config to the stdio or HTTP connector (the HTTP stack is imported lazily)."""
+    """Routes each resolved config to the stdio or HTTP connector (the HTTP stack is imported lazily).
 
-    def __init__(self, environ: Mapping[str, str] | None = None) -> None:
+    ``oauth``: the ``HttpMcpConnector(oauth=…)`` hook for ``auth: "oauth"`` servers; by default the MCP OAuth
+    store of the state database of ``environ`` (``entrypoints.oauth.sqlite_oauth_connector_hook``)."""
+
+    def __init__(self, environ: Mapping[str, str] | None = None, *, oauth: Any = None) -> None:
         from adapters.stdio import StdioMcpConnector
 
         self._stdio = StdioMcpConnector(environ=environ)
         self._http: Any = None
+        self._environ = environ
+        self._oauth = oauth
 
     def connect(
         self,
@@ -58,7 +63,15 @@ class TransportConnector:
         if self._http is None:
             from adapters.http import HttpMcpConnector
 
-            self._http = HttpMcpConnector()
+            oauth = self._oauth
+            if oauth is None:
+                # ``auth: "oauth"`` servers take their tokens from the state database (spec cli-registry §7.9).
+                from adapters.filesystem.paths import resolve_state_db_path
+                from entrypoints.oauth import sqlite_oauth_connector_hook
+
+                environ = os.environ if self._environ is None else self._environ
+                oauth = sqlite_oauth_connector_hook(resolve_state_db_path(environ))
+            self._http = HttpMcpConnector(oauth=oauth)
         connection: AbstractAsyncContextManager[McpConnection] = self._http.connect(
             server_name, config, on_event=on_event, log=log
         )
@@ -127,10 +140,11 @@ class SessionMcpRuntime:
         debug: Callable[[str], None] | None = None,
         environ: Mapping[str, str] | None = None,
         reserved_tool_names: tuple[str, ...] = (),
+        oauth: Any = None,
     ) -> None:
         self._collator = UcaCollator()
         services = RuntimeServices(
-            connector=TransportConnector(environ),
+            connector=TransportConnector(environ, oauth=oauth),
             clock=WallClock(),
             warn=warn or (lambda _text: None),
             debug=debug or (lambda _text: None),

@@ -49,6 +49,7 @@ __all__ = [
     "MAX_REDIRECTS",
     "HttpClientOptions",
     "McpHttpTransport",
+    "RequestAuth",
     "TransportObserver",
     "build_ssl_context",
     "create_http_client",
@@ -105,12 +106,26 @@ class TransportObserver(Protocol):
         """The connection can no longer work (oversized event, expired session, stream gone)."""
 
 
+class RequestAuth(Protocol):
+    """Sends a request to the server's origin with its credentials (the OAuth bearer of spec cli-registry
+    §7.9, ``oauth_auth.OAuthRequestAuth``): ``fetch`` sends one request (redirects followed) and may be
+    called again to retry. Raises ``McpError`` to fail the request with that message."""
+
+    async def send(
+        self, request: httpx2.Request, fetch: Callable[[httpx2.Request], Awaitable[httpx2.Response]]
+    ) -> httpx2.Response: ...
+
+    async def aclose(self) -> None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class HttpClientOptions:
     """Everything the HTTP client needs from a resolved ``HttpConfig`` (plus the adapter's policy).
 
     ``bearer`` is awaited before every request to the server's origin; a non-empty token is sent as
     ``Authorization: Bearer <token>``. It may raise ``McpError`` to fail the request with that error.
+    ``auth`` (OAuth servers) sends every request to the server's origin instead, and is closed with the
+    transport.
     """
 
     url: str
@@ -119,6 +134,7 @@ class HttpClientOptions:
     ssl_context: ssl.SSLContext | None = None
     bearer: Callable[[], Awaitable[str | None]] | None = None
     block_private_redirects: bool = True
+    auth: RequestAuth | None = None
 
 
 def build_ssl_context(
@@ -330,7 +346,10 @@ class McpHttpTransport(httpx2.AsyncBaseTransport):
         stream_get = self.streamable and request.method == "GET" and had_session
         try:
             await self._add_origin_headers(request)
-            response = await self._fetch(request)
+            if self._options.auth is not None and self._same_origin(request.url):
+                response = await self._options.auth.send(request, self._fetch)
+            else:
+                response = await self._fetch(request)
         except (httpx2.HTTPError, httpx2.StreamError, HttpPolicyError, McpError, OSError, ValueError) as exc:
             if is_post:
                 self._observer.post_failed(message_id, fetch_error(exc, request.url))
@@ -482,6 +501,8 @@ class McpHttpTransport(httpx2.AsyncBaseTransport):
             await self._server.aclose()
             if self._default is not self._server:
                 await self._default.aclose()
+            if self._options.auth is not None:
+                await self._options.auth.aclose()
 
 
 def create_http_client(

@@ -42,6 +42,7 @@ from adapters.http._client import (
     SESSION_HEADER,
     HttpClientOptions,
     McpHttpTransport,
+    RequestAuth,
     RequestId,
     build_ssl_context,
     create_http_client,
@@ -409,6 +410,9 @@ class _HttpConnectionContext(ConnectionContext):
             ssl_context=ssl_context,
             bearer=self._connector.bearer,
             block_private_redirects=self._connector.block_private_redirects,
+            auth=self._connector.oauth(self._server_name, config)
+            if config.auth == "oauth" and self._connector.oauth is not None
+            else None,
         )
 
     async def _run(self, *, task_status: anyio.abc.TaskStatus[McpConnection]) -> None:
@@ -437,13 +441,22 @@ class HttpMcpConnector(SdkMcpConnector):
     before every request to the server's origin and a non-empty result is sent as
     ``Authorization: Bearer <token>``; raising ``McpError`` fails that request (or the connect) with it.
     With ``auth: "oauth"`` (or an ``oauth.authProfileId``) any configured ``Authorization`` header is
-    dropped. ``block_private_redirects``: the SSRF check on redirect targets outside the server's origin
+    dropped. ``oauth``: for servers with ``auth: "oauth"``, builds the request authenticator of one
+    connection (server name, config) — the §7.9 token use; a failure to resolve a token fails the connect
+    with its message. ``block_private_redirects``: the SSRF check on redirect targets outside the server's origin
     (see ``_client``); only tests turn it off.
     """
 
-    def __init__(self, *, bearer: Bearer | None = None, block_private_redirects: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        bearer: Bearer | None = None,
+        block_private_redirects: bool = True,
+        oauth: Callable[[str, HttpConfig], RequestAuth] | None = None,
+    ) -> None:
         self.bearer = bearer
         self.block_private_redirects = block_private_redirects
+        self.oauth = oauth
 
     def _context(self, request: ConnectRequest) -> _HttpConnectionContext:
         return _HttpConnectionContext(self, request)

@@ -298,6 +298,77 @@ async def cmd_logout(registry: Registry, parsed: Parsed, console: Console) -> in
     return 0
 
 
+async def cmd_login(registry: Registry, parsed: Parsed, console: Console) -> int:
+    """``openclaw mcp login <name> [--code <code>]`` (spec cli-registry §3.10, §7.8)."""
+    from contextlib import AsyncExitStack
+
+    from adapters.http.oauth_callback import OAuthCallbackError, oauth_callback_listener
+    from application.oauth import LoginAuthorized
+    from domain.transport import HttpConfig
+    from entrypoints.oauth import http_oauth_protocol, server_of, sqlite_mcp_oauth
+
+    name = parsed.args["name"] or ""
+    analysis = await registry.load()
+    server = analysis.servers.get(name)
+    if server is None:
+        raise CommandError(not_found_message(name, registry.path))
+    oauth_block = server.get("oauth")
+    if isinstance(oauth_block, dict) and oauth_block.get("identity") == "per-requester":
+        raise CommandError(
+            f'MCP server "{name}" uses per-requester OAuth. Senders connect from the channel via the MCP connect flow.'
+        )
+    if server.get("auth") != "oauth":
+        raise CommandError(f'MCP server "{name}" is not configured with auth: "oauth".')
+    url = server.get("url")
+    if not isinstance(url, str) or not url.strip():
+        raise CommandError(f'MCP server "{name}" needs a URL for OAuth login.')
+    config = registry.warnings.resolve(name, server).config
+    if not isinstance(config, HttpConfig):
+        raise CommandError(f'MCP server "{name}" needs a valid HTTP transport for OAuth login.')
+    oauth = sqlite_mcp_oauth(resolve_state_db_path(registry.env))
+    target = server_of(name, config)
+    saved = f'MCP OAuth credentials saved for "{name}".'
+    manual = f"openclaw mcp login {name} --code <code>"
+    code = _opt(parsed, "code")
+    async with http_oauth_protocol(config) as protocol:
+        if isinstance(code, str) and code:
+            await oauth.login_complete(target, protocol, code)
+            console.out(saved)
+            return 0
+        session = await oauth.login_start(target, protocol)
+        if isinstance(session, LoginAuthorized):
+            console.out(saved)
+            return 0
+        async with AsyncExitStack() as stack:
+            listener = None
+            if len(session.state) >= 16:
+                try:
+                    listener = await stack.enter_async_context(
+                        oauth_callback_listener(session.redirect_url, session.state)
+                    )
+                except OAuthCallbackError as exc:
+                    console.out(f"Could not start the local OAuth callback ({exc}).")
+            console.out(f'Open this URL to authorize "{name}":')
+            console.out(session.authorization_url)
+            if listener is None:
+                console.out(f"After approval, run {manual}.")
+                return 0
+            console.out("Waiting for the browser to return to OpenClaw...")
+            console.out(f"If the callback cannot reach this terminal, run {manual}.")
+            console.flush()
+            try:
+                result = await listener.wait()
+            except OAuthCallbackError as exc:
+                console.err(f"{exc}. Complete login manually with {manual}.")
+                return 1
+            if result.type == "oauth_error" or result.code is None:
+                console.err(f"OAuth authorization did not complete. Retry login or use {manual}.")
+                return 1
+            await oauth.login_complete(target, protocol, result.code)
+        console.out(saved)
+    return 0
+
+
 async def cmd_serve(registry: Registry, parsed: Parsed, console: Console) -> int:
     from entrypoints.serve.cli import cmd_serve as run_serve_command  # deferred: serve's own composition
 
@@ -327,6 +398,7 @@ _HANDLERS: dict[str, Handler] = {
     "doctor": cmd_doctor,
     "add": cmd_add,
     "probe": cmd_probe,
+    "login": cmd_login,
     "logout": cmd_logout,
     "serve": cmd_serve,
 }
