@@ -7,7 +7,7 @@ the runtime keeps the exact wire shapes it needs (pagination byte caps, schema c
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -17,6 +17,7 @@ from domain.transport import HttpConfig, StdioConfig
 
 __all__ = [
     "ConnectionClosed",
+    "ElicitationHandler",
     "ListChanged",
     "McpCleanupError",
     "McpConnectError",
@@ -28,6 +29,12 @@ __all__ = [
     "McpSessionExpired",
     "McpTimeout",
 ]
+
+
+ElicitationHandler = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+"""The host's answer to a server's ``elicitation/create`` request: called with the server name and the request
+params (JSON), returns the result (``{"action": "accept" | "decline" | "cancel", "content"?: {...}}``). A
+connector given one declares the ``elicitation`` client capability; without one the request is refused."""
 
 
 class McpError(ApplicationError):

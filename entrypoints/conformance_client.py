@@ -18,9 +18,9 @@ tools of ``entrypoints.runtime_api`` do. The config is the one a user would writ
 
 What the runtime does not do by itself, added here:
 
-- elicitation (scenario ``elicitation-sep1034-client-defaults``): the runtime's connections decline
-  server requests; this client answers ``elicitation/create`` by accepting with the schema's defaults
-  (:func:`accept_with_defaults`), installed on the connection's SDK session by :class:`ConformanceConnector`;
+- elicitation (scenario ``elicitation-sep1034-client-defaults``): the runtime refuses server requests
+  unless the host gives a handler; this client's handler (:func:`answer_elicitation`, passed to the
+  ``TransportConnector``) accepts with the schema's defaults (:func:`accept_with_defaults`);
 - the user's part of OAuth (``auth/*``): the runtime authenticates with the project's OAuth provider
   (``entrypoints.oauth``) and, when the server wants (more) authorization, fails with ``Run openclaw mcp
   login``; this client then logs in as that command does, with the browser automated
@@ -33,20 +33,19 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 from urllib.parse import parse_qs, urlsplit
 
 import anyio
 import httpx2
 
 from adapters.collation import UcaCollator
-from application.mcp_ports import McpConnection, McpConnector, McpError, McpEvent
+from application.mcp_ports import McpError
 from application.runtime import McpRuntimeError, RuntimeServices, SessionConfig, SessionRuntime
 from domain.toolnames import build_tools_from_catalog
-from domain.transport import HttpConfig, StdioConfig
+from domain.transport import HttpConfig
 from entrypoints.runtime_api import McpTool, TransportConnector, WallClock
 
 __all__ = [
@@ -57,10 +56,10 @@ __all__ = [
     "SCENARIO_ENV",
     "SERVER_NAME",
     "CatalogFailed",
-    "ConformanceConnector",
     "ConformanceOAuth",
     "ScenarioPlan",
     "accept_with_defaults",
+    "answer_elicitation",
     "main",
     "needs_login",
     "oauth_provider",
@@ -140,28 +139,11 @@ def accept_with_defaults(requested_schema: Mapping[str, Any] | None) -> dict[str
     return {"action": "accept", "content": content}
 
 
-def _install_elicitation(connection: McpConnection) -> bool:
-    """Let ``connection`` answer ``elicitation/create`` with :func:`accept_with_defaults`.
-
-    The SDK-backed connections keep their ``mcp.client.session.ClientSession`` in ``_session`` and build it
-    with the SDK's declining default; no public seam exists yet, so the callback is set on it here (the
-    port's ``McpConnection`` has no server-request hooks). Returns whether it could be installed."""
-    import mcp_types as types
-
-    session = getattr(connection, "_session", None)
-    if session is None or not hasattr(session, "_elicitation_callback"):
-        return False
-
-    async def on_elicit(_context: Any, params: types.ElicitRequestParams) -> types.ElicitResult | types.ErrorData:
-        if not isinstance(params, types.ElicitRequestFormParams):
-            return types.ErrorData(code=types.INVALID_REQUEST, message="URL elicitation is not supported")
-        schema: Any = params.requested_schema
-        if not isinstance(schema, Mapping):
-            schema = schema.model_dump(mode="json", by_alias=True, exclude_none=True)
-        return types.ElicitResult.model_validate(accept_with_defaults(schema))
-
-    session._elicitation_callback = on_elicit
-    return True
+async def answer_elicitation(_server_name: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The runtime's elicitation handler: form requests get :func:`accept_with_defaults`."""
+    if params.get("mode", "form") != "form":
+        raise ValueError("URL elicitation is not supported")
+    return accept_with_defaults(params.get("requestedSchema"))
 
 
 # --- OAuth seam ----------------------------------------------------------------------------------------------
@@ -295,37 +277,6 @@ def needs_login(error: BaseException) -> bool:
 # --- the connector ----------------------------------------------------------------------------------------------
 
 
-class ConformanceConnector:
-    """The runtime's connector for this client: the library API's ``TransportConnector`` (stdio, HTTP) with
-    the given OAuth hook for ``auth: "oauth"`` servers; every opened connection answers elicitation requests
-    (:func:`_install_elicitation`)."""
-
-    def __init__(self, *, oauth: ConnectorHook, log: Callable[[str], None] | None = None) -> None:
-        self._inner = TransportConnector(oauth=oauth)
-        self._log = log or (lambda _text: None)
-
-    def connect(
-        self,
-        server_name: str,
-        config: StdioConfig | HttpConfig,
-        *,
-        on_event: Callable[[McpEvent], None],
-        log: Callable[[str], None],
-    ) -> AbstractAsyncContextManager[McpConnection]:
-        return self._answering(self._inner.connect(server_name, config, on_event=on_event, log=log))
-
-    @asynccontextmanager
-    async def _answering(self, inner: AbstractAsyncContextManager[McpConnection]) -> AsyncIterator[McpConnection]:
-        async with inner as connection:
-            if not _install_elicitation(connection):
-                self._log("conformance: this connection cannot answer elicitation requests")
-            yield connection
-
-
-if TYPE_CHECKING:
-    _connector: McpConnector = ConformanceConnector(oauth=lambda _name, _config: None)
-
-
 # --- running a scenario ---------------------------------------------------------------------------------------
 
 
@@ -339,7 +290,7 @@ async def _run_plan(
     """One session: connect through the runtime, list the tools (the catalog), make the plan's calls."""
     collator = UcaCollator()
     services = RuntimeServices(
-        connector=ConformanceConnector(oauth=oauth, log=log),
+        connector=TransportConnector(oauth=oauth, elicitation=answer_elicitation),
         clock=WallClock(),
         warn=lambda text: log(f"[bundle-mcp] {text}"),
         debug=log,

@@ -21,7 +21,7 @@ from types import TracebackType
 from typing import Any
 
 from adapters.collation import UcaCollator
-from application.mcp_ports import McpConnection, McpEvent
+from application.mcp_ports import ElicitationHandler, McpConnection, McpEvent
 from application.runtime import RuntimeServices, SessionConfig, SessionRuntime
 from domain.content import AgentToolResult, project_call_result
 from domain.toolnames import AgentToolSpec, build_tools_from_catalog
@@ -40,15 +40,23 @@ class TransportConnector:
     """Routes each resolved config to the stdio or HTTP connector (the HTTP stack is imported lazily).
 
     ``oauth``: the ``HttpMcpConnector(oauth=…)`` hook for ``auth: "oauth"`` servers; by default the MCP OAuth
-    store of the state database of ``environ`` (``entrypoints.oauth.sqlite_oauth_connector_hook``)."""
+    store of the state database of ``environ`` (``entrypoints.oauth.sqlite_oauth_connector_hook``).
+    ``elicitation``: the host's answer to servers' ``elicitation/create`` requests (default: refused)."""
 
-    def __init__(self, environ: Mapping[str, str] | None = None, *, oauth: Any = None) -> None:
+    def __init__(
+        self,
+        environ: Mapping[str, str] | None = None,
+        *,
+        oauth: Any = None,
+        elicitation: ElicitationHandler | None = None,
+    ) -> None:
         from adapters.stdio import StdioMcpConnector
 
-        self._stdio = StdioMcpConnector(environ=environ)
+        self._stdio = StdioMcpConnector(environ=environ, elicitation=elicitation)
         self._http: Any = None
         self._environ = environ
         self._oauth = oauth
+        self._elicitation = elicitation
 
     def connect(
         self,
@@ -71,7 +79,7 @@ class TransportConnector:
 
                 environ = os.environ if self._environ is None else self._environ
                 oauth = sqlite_oauth_connector_hook(resolve_state_db_path(environ))
-            self._http = HttpMcpConnector(oauth=oauth)
+            self._http = HttpMcpConnector(oauth=oauth, elicitation=self._elicitation)
         connection: AbstractAsyncContextManager[McpConnection] = self._http.connect(
             server_name, config, on_event=on_event, log=log
         )

@@ -65,6 +65,7 @@ from adapters.mcp_sdk.errors import (
 )
 from adapters.mcp_sdk.session import CONNECT_TIMEOUT_DISPOSE_CAP_MS, SdkMcpConnection
 from application.mcp_ports import (
+    ElicitationHandler,
     McpCleanupError,
     McpConnectError,
     McpConnection,
@@ -147,8 +148,9 @@ class _HttpConnection(SdkMcpConnection):
         *,
         on_event: Callable[[McpEvent], None],
         log: Callable[[str], None],
+        elicitation: ElicitationHandler | None = None,
     ) -> None:
-        super().__init__(server_name, on_event=on_event, log=log)
+        super().__init__(server_name, on_event=on_event, log=log, elicitation=elicitation)
         self._config = config
         self._waiters: dict[RequestId, _Waiter] = {}
         self._fatal: McpError | None = None
@@ -420,7 +422,9 @@ class _HttpConnectionContext(ConnectionContext):
         if not isinstance(config, HttpConfig):
             raise McpConnectError("HttpMcpConnector opens HTTP servers only (got a stdio config)")
         options = await self._client_options(config)
-        connection = _HttpConnection(self._server_name, config, on_event=self._on_event, log=self._log)
+        connection = _HttpConnection(
+            self._server_name, config, on_event=self._on_event, log=self._log, elicitation=self._elicitation
+        )
         client, http = create_http_client(options, connection)
         self._connection = connection
         try:
@@ -453,7 +457,9 @@ class HttpMcpConnector(SdkMcpConnector):
         bearer: Bearer | None = None,
         block_private_redirects: bool = True,
         oauth: Callable[[str, HttpConfig], RequestAuth] | None = None,
+        elicitation: ElicitationHandler | None = None,
     ) -> None:
+        self.elicitation = elicitation
         self.bearer = bearer
         self.block_private_redirects = block_private_redirects
         self.oauth = oauth

@@ -11,7 +11,7 @@ from types import TracebackType
 import anyio
 import anyio.abc
 
-from application.mcp_ports import McpCleanupError, McpConnection, McpEvent
+from application.mcp_ports import ElicitationHandler, McpCleanupError, McpConnection, McpEvent
 from domain.transport import HttpConfig, StdioConfig
 
 __all__ = ["ConnectRequest", "ConnectionContext", "SdkMcpConnector"]
@@ -25,6 +25,7 @@ class ConnectRequest:
     config: StdioConfig | HttpConfig
     on_event: Callable[[McpEvent], None]
     log: Callable[[str], None]
+    elicitation: ElicitationHandler | None = None
 
 
 class ConnectionContext:
@@ -50,6 +51,7 @@ class ConnectionContext:
         self._config = request.config
         self._on_event = request.on_event
         self._log = request.log
+        self._elicitation = request.elicitation
         self._task_group: anyio.abc.TaskGroup | None = None
         self._entered = False
         self._stop_requested = anyio.Event()
@@ -96,7 +98,10 @@ class ConnectionContext:
 
 
 class SdkMcpConnector(ABC):
-    """Base of the SDK-backed ``McpConnector`` s: each ``connect`` returns a fresh ``ConnectionContext``."""
+    """Base of the SDK-backed ``McpConnector`` s: each ``connect`` returns a fresh ``ConnectionContext``.
+    ``elicitation``: the host's handler of ``elicitation/create`` for every connection (none: refused)."""
+
+    elicitation: ElicitationHandler | None = None
 
     def connect(
         self,
@@ -106,7 +111,7 @@ class SdkMcpConnector(ABC):
         on_event: Callable[[McpEvent], None],
         log: Callable[[str], None],
     ) -> ConnectionContext:
-        return self._context(ConnectRequest(server_name, config, on_event, log))
+        return self._context(ConnectRequest(server_name, config, on_event, log, self.elicitation))
 
     @abstractmethod
     def _context(self, request: ConnectRequest) -> ConnectionContext:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Final
 import anyio
 import anyio.abc
 import mcp_types as types
-from mcp.client.session import ClientSession, IncomingMessage
+from mcp.client.session import ClientRequestContext, ClientSession, IncomingMessage
 from mcp.shared.exceptions import MCPError
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from mcp.shared.message import SessionMessage
@@ -46,6 +46,7 @@ from adapters.mcp_sdk.errors import (
 )
 from application.mcp_ports import (
     ConnectionClosed,
+    ElicitationHandler,
     ListChanged,
     McpConnectError,
     McpConnection,
@@ -125,10 +126,12 @@ class SdkMcpConnection:
         *,
         on_event: Callable[[McpEvent], None],
         log: Callable[[str], None],
+        elicitation: ElicitationHandler | None = None,
     ) -> None:
         self._server_name = server_name
         self._on_event = on_event
         self._log = log
+        self._elicitation = elicitation
         self._capabilities: dict[str, Any] = {}
         self._protocol_version: str | None = None
         self._ids = itertools.count()
@@ -181,8 +184,20 @@ class SdkMcpConnection:
             dispatcher=dispatcher,
             message_handler=self._on_message,
             client_info=types.Implementation(name=CLIENT_NAME, version=CLIENT_VERSION),
+            elicitation_callback=self._answer_elicitation if self._elicitation is not None else None,
         )
         return dispatcher, session
+
+    async def _answer_elicitation(
+        self, context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        """The host handler's answer to ``elicitation/create`` (its failure: an error answer)."""
+        assert self._elicitation is not None
+        request = params.model_dump(mode="json", by_alias=True, exclude_none=True)
+        try:
+            return types.ElicitResult.model_validate(await self._elicitation(self._server_name, request))
+        except Exception as exc:
+            return types.ErrorData(code=types.INTERNAL_ERROR, message=str(exc) or type(exc).__name__)
 
     def attach(self, dispatcher: JSONRPCDispatcher[Any], session: ClientSession) -> None:
         """Use an entered SDK session (a connector holding it in ``async with``; ``start`` does both)."""
@@ -206,7 +221,7 @@ class SdkMcpConnection:
         assert dispatcher is not None and session is not None, "start() first"
         params = {
             "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": {},
+            "capabilities": {"elicitation": {}} if self._elicitation is not None else {},
             "clientInfo": {"name": CLIENT_NAME, "version": CLIENT_VERSION},
         }
         try:

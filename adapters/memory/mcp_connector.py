@@ -22,7 +22,7 @@ from mcp.shared.message import SessionMessage
 from adapters.mcp_sdk.context import ConnectionContext, ConnectRequest, SdkMcpConnector
 from adapters.mcp_sdk.errors import CONNECTION_CLOSED_MESSAGE, connect_timeout_error
 from adapters.mcp_sdk.session import CONNECT_TIMEOUT_DISPOSE_CAP_MS, SdkMcpConnection
-from application.mcp_ports import McpConnectError, McpConnection, McpConnector, McpError
+from application.mcp_ports import ElicitationHandler, McpConnectError, McpConnection, McpConnector, McpError
 
 if TYPE_CHECKING:
     from mcp.client._transport import ReadStream, WriteStream
@@ -46,8 +46,11 @@ def _lowlevel(server: InProcessServer) -> Server[Any]:
 class InMemoryMcpConnector(SdkMcpConnector):
     """Connects to SDK server objects in this process, by server name."""
 
-    def __init__(self, servers: Mapping[str, InProcessServer]) -> None:
+    def __init__(
+        self, servers: Mapping[str, InProcessServer], *, elicitation: ElicitationHandler | None = None
+    ) -> None:
         self._servers = dict(servers)
+        self.elicitation = elicitation
         self._live: dict[str, set[_InMemoryConnection]] = {}
         self._connects: dict[str, int] = {}
 
@@ -92,7 +95,9 @@ class _InMemoryConnection(ConnectionContext):
     def __init__(self, connector: InMemoryMcpConnector, request: ConnectRequest) -> None:
         super().__init__(request)
         self._connector = connector
-        self._core = SdkMcpConnection(request.server_name, on_event=request.on_event, log=request.log)
+        self._core = SdkMcpConnection(
+            request.server_name, on_event=request.on_event, log=request.log, elicitation=request.elicitation
+        )
         self._server_scope = anyio.CancelScope()
         self._server_done = anyio.Event()
 

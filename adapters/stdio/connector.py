@@ -29,6 +29,7 @@ from adapters.stdio._framing import LineFramer, ReadBufferOverflow, encode_messa
 from adapters.stdio.process import ProcessGroupSurvived, StdioProcess, oom_adjust_enabled
 from adapters.stdio.stderr import StderrLineLogger
 from application.mcp_ports import (
+    ElicitationHandler,
     McpCleanupError,
     McpConnectError,
     McpConnection,
@@ -78,8 +79,11 @@ def _describe_exit(returncode: int | None) -> str:
 class StdioMcpConnector(SdkMcpConnector):
     """Opens stdio connections. ``environ`` is the host environment (default: ``os.environ``)."""
 
-    def __init__(self, *, environ: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, *, environ: Mapping[str, str] | None = None, elicitation: ElicitationHandler | None = None
+    ) -> None:
         self._environ = environ
+        self.elicitation = elicitation
 
     def _context(self, request: ConnectRequest) -> _StdioConnection:
         return _StdioConnection(request, os.environ if self._environ is None else self._environ)
@@ -93,7 +97,9 @@ class _StdioConnection(ConnectionContext):
     def __init__(self, request: ConnectRequest, environ: Mapping[str, str]) -> None:
         super().__init__(request)
         self._environ = environ
-        self._core = SdkMcpConnection(request.server_name, on_event=request.on_event, log=request.log)
+        self._core = SdkMcpConnection(
+            request.server_name, on_event=request.on_event, log=request.log, elicitation=request.elicitation
+        )
         self._framer = LineFramer()
         self._stdout_done = False
         self._read_send: MemoryObjectSendStream[SessionMessage | Exception] | None = None

@@ -243,3 +243,31 @@ async def test_a_server_that_never_initializes_hits_the_connect_deadline(factory
     cause = caught.value.__cause__
     assert str(cause) == "The operation was aborted due to timeout"
     assert getattr(cause, "code", None) == 23
+
+
+async def test_a_server_elicitation_is_answered_by_the_hosts_handler(factory: McpConnectorFactory) -> None:
+    asked: list[tuple[str, dict[str, Any]]] = []
+
+    async def handler(server_name: str, params: dict[str, Any]) -> dict[str, Any]:
+        asked.append((server_name, params))
+        return {"action": "accept", "content": {"ok": False}}
+
+    recorder = Recorder()
+    with anyio.fail_after(10):
+        async with factory() as harness:
+            harness.connector.elicitation = handler  # type: ignore[attr-defined]
+            async with harness.connector.connect(
+                "contract", harness.config(), on_event=recorder.events.append, log=recorder.logs.append
+            ) as connection:
+                result = await connection.request("tools/call", {"name": "elicit", "arguments": {}}, timeout_ms=4_000)
+    assert json.loads(_text(result)) == {"action": "accept", "content": {"ok": False}}
+    assert [name for name, _ in asked] == ["contract"]
+    assert asked[0][1]["message"] == "Go ahead?"
+    assert asked[0][1]["requestedSchema"]["properties"]["ok"]["default"] is True
+
+
+async def test_without_a_handler_a_server_elicitation_is_refused(factory: McpConnectorFactory) -> None:
+    with anyio.fail_after(10):
+        async with opened(factory) as (connection, _, _):
+            result = await connection.request("tools/call", {"name": "elicit", "arguments": {}}, timeout_ms=4_000)
+    assert _text(result).startswith("refused: ")
