@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -19,6 +20,7 @@ __all__ = [
     "MCP_OAUTH_PENDING_AUTHORIZATIONS_SCHEMA",
     "MCP_OAUTH_STORES_SCHEMA",
     "STATE_LEASES_SCHEMA",
+    "StateDbWriter",
     "ensure_state_db",
     "is_busy_error",
     "open_state_db",
@@ -153,3 +155,26 @@ def ensure_state_db(
         conn.close()
         raise
     return conn
+
+
+class StateDbWriter:
+    """Connections of one writer of the state database: the first call creates what ``schema`` needs
+    (:func:`ensure_state_db`), later calls just open it (:func:`open_state_db`). Thread-safe."""
+
+    def __init__(
+        self, db_path: str | os.PathLike[str], schema: Iterable[str], *, busy_timeout_ms: int = BUSY_TIMEOUT_MS
+    ) -> None:
+        self.db_path = os.fspath(db_path)
+        self.busy_timeout_ms = busy_timeout_ms
+        self._schema = tuple(schema)
+        self._ready = False
+        self._ready_lock = threading.Lock()
+
+    def connect(self) -> sqlite3.Connection:
+        """A connection (see :func:`open_state_db`); raises ``OSError`` or ``sqlite3.Error``."""
+        with self._ready_lock:
+            if not self._ready:
+                conn = ensure_state_db(self.db_path, self._schema, busy_timeout_ms=self.busy_timeout_ms)
+                self._ready = True
+                return conn
+        return open_state_db(self.db_path, busy_timeout_ms=self.busy_timeout_ms)

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 import anyio
 
-from adapters.sqlite._db import BUSY_TIMEOUT_MS, STATE_LEASES_SCHEMA, ensure_state_db, is_busy_error, open_state_db
+from adapters.sqlite._db import BUSY_TIMEOUT_MS, STATE_LEASES_SCHEMA, StateDbWriter, is_busy_error
 from application.leases import (
     LeaseGranted,
     LeaseHolder,
@@ -52,19 +51,11 @@ class SqliteLeaseTable:
     def __init__(
         self, db_path: str | os.PathLike[str], *, clock: Clock | None = None, busy_timeout_ms: int = BUSY_TIMEOUT_MS
     ) -> None:
-        self._db_path = os.fspath(db_path)
-        self._busy_timeout_ms = busy_timeout_ms
         self._clock: Clock = clock if clock is not None else SystemClock()
-        self._ready = False
-        self._ready_lock = threading.Lock()
+        self._writer = StateDbWriter(db_path, STATE_LEASES_SCHEMA, busy_timeout_ms=busy_timeout_ms)
 
     def _connect(self) -> sqlite3.Connection:
-        with self._ready_lock:
-            if not self._ready:
-                conn = ensure_state_db(self._db_path, STATE_LEASES_SCHEMA, busy_timeout_ms=self._busy_timeout_ms)
-                self._ready = True
-                return conn
-        return open_state_db(self._db_path, busy_timeout_ms=self._busy_timeout_ms)
+        return self._writer.connect()
 
     def _transaction(self, step: Callable[[sqlite3.Connection, int], _T]) -> _T:
         try:

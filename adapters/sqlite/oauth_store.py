@@ -14,7 +14,6 @@ from __future__ import annotations
 import copy
 import os
 import sqlite3
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -26,7 +25,7 @@ from adapters.sqlite._db import (
     MCP_OAUTH_PENDING_AUTHORIZATIONS_SCHEMA,
     MCP_OAUTH_STORES_SCHEMA,
     STATE_LEASES_SCHEMA,
-    ensure_state_db,
+    StateDbWriter,
     open_state_db,
 )
 from adapters.sqlite.leases import require_lease_owned
@@ -93,25 +92,16 @@ class SqliteOAuthCredentialStore:
         self._leases = leases
         self._clock: Clock = clock if clock is not None else SystemClock()
         self._busy_timeout_ms = busy_timeout_ms
-        self._ready = False
-        self._ready_lock = threading.Lock()
+        self._writer = StateDbWriter(db_path, _SCHEMA, busy_timeout_ms=busy_timeout_ms)
 
     # --- plumbing (worker thread) -----------------------------------------------------------------------
-
-    def _connect_for_write(self) -> sqlite3.Connection:
-        with self._ready_lock:
-            if not self._ready:
-                conn = ensure_state_db(self._db_path, _SCHEMA, busy_timeout_ms=self._busy_timeout_ms)
-                self._ready = True
-                return conn
-        return open_state_db(self._db_path, busy_timeout_ms=self._busy_timeout_ms)
 
     def _write(self, lease: LeaseIdentity | None, step: Callable[[sqlite3.Connection, int], _T]) -> _T:
         """Run ``step(conn, now)`` in one write transaction, checking the lease at its start and before
         commit. ``LeaseLost`` and errors of ``step`` roll back and propagate; storage errors become
         ``OAuthStoreError``."""
         try:
-            conn = self._connect_for_write()
+            conn = self._writer.connect()
         except (OSError, sqlite3.Error) as exc:
             raise _unavailable(exc) from exc
         try:
