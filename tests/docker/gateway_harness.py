@@ -89,6 +89,16 @@ SEED_SCRIPT = Path(__file__).resolve().with_name("seed_gateway.mjs")
 REFERENCE_VERSION = "2026.9.6"
 SESSION_KEY = "agent:main:main"
 MOCK_API_KEY = "sk-docker-smoke-test"
+EXEC_APPROVAL_REQUEST: dict[str, Any] = {
+    "command": "echo approval-test",
+    "twoPhase": True,
+    "timeoutMs": 300_000,
+    "sessionKey": SESSION_KEY,
+    "agentId": "main",
+    "host": "gateway",
+    "cwd": "/tmp",
+}
+"""``exec.approval.request`` params of a two-phase approval of the seeded session."""
 MOCK_REPLY = "mock reply"
 INITIALIZE_PARAMS: dict[str, Any] = {
     "protocolVersion": "2025-06-18",

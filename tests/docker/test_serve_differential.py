@@ -24,6 +24,7 @@ import anyio
 import pytest
 
 from tests.docker.gateway_harness import (
+    EXEC_APPROVAL_REQUEST,
     INITIALIZE_PARAMS,
     SESSION_KEY,
     McpClient,
@@ -296,15 +297,7 @@ async def test_live_events_approvals_and_sends_answer_exactly_like_the_reference
                 for name, approver in approvers.items():
                     requested[name] = await approver.request(
                         "exec.approval.request",
-                        {
-                            "command": "echo approval-test",
-                            "twoPhase": True,
-                            "timeoutMs": 300_000,
-                            "sessionKey": SESSION_KEY,
-                            "agentId": "main",
-                            "host": "gateway",
-                            "cwd": "/tmp",
-                        },
+                        EXEC_APPROVAL_REQUEST,
                     )
                 for client in clients.values():
                     await _wait_for_approvals(client, 1)

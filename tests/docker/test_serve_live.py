@@ -22,6 +22,7 @@ import pytest
 
 from application.gateway_ports import GatewayEvent
 from tests.docker.gateway_harness import (
+    EXEC_APPROVAL_REQUEST,
     SESSION_KEY,
     McpClient,
     Operator,
@@ -426,15 +427,7 @@ async def test_exec_and_plugin_approvals_are_listed_and_resolved_through_the_bri
         async with bridge(real_gateway) as (mcp, state), real_gateway.operator("approver", bridge_state=state) as asker:
             exec_request = await asker.request(
                 "exec.approval.request",
-                {
-                    "command": "echo approval-test",
-                    "twoPhase": True,
-                    "timeoutMs": 300_000,
-                    "sessionKey": SESSION_KEY,
-                    "agentId": "main",
-                    "host": "gateway",
-                    "cwd": "/tmp",
-                },
+                EXEC_APPROVAL_REQUEST,
             )
             plugin_request = await asker.request(
                 "plugin.approval.request",
