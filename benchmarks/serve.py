@@ -3,7 +3,8 @@ Gateway (spec gateway-protocol.md §9: mock OpenAI server, seed, `gateway run` o
 
     .venv/bin/python benchmarks/serve.py [--runs 3] [--calls 100]
 
-Per implementation and run (runs alternate between the two; each bridge gets a fresh state dir):
+After one untimed warm-up session of each, per implementation and run (runs alternate between the two, the
+order swapped every run; each bridge gets a fresh state dir):
 
 * wall time and CPU-seconds of the bridge's process tree from spawn to the `initialize` result (the tree is
   followed by parentage: the reference re-executes itself as a detached child);
@@ -192,9 +193,14 @@ async def benchmark(reference: Reference, runs: int, calls: int) -> None:
             "ours": ours_serve_command(gateway.url, gateway.token_file),
             "reference": reference_serve_command(reference, gateway.url, gateway.token_file),
         }
+        # One untimed session each first: the Gateway (Node) warms up on its first requests, which would
+        # otherwise count against whichever bridge runs first.
+        for name, command in commands.items():
+            await one_run(command, gateway, name, calls, Figures())
         results = {name: Figures() for name in commands}
         for run in range(runs):
-            for name, command in commands.items():
+            order = list(commands.items()) if run % 2 == 0 else list(reversed(commands.items()))
+            for name, command in order:
                 await one_run(command, gateway, name, calls, results[name])
                 print(
                     f"run {run + 1}/{runs} {name:9}: initialize {results[name].init_wall[-1]:.3f} s, "
