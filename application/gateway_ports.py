@@ -8,7 +8,7 @@ otherwise they fail at once with ``GatewayNotConnected``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -169,6 +169,13 @@ class GatewayConnection(Protocol):
     async def request(self, method: str, params: dict[str, Any] | None = None) -> Any:
         """Send a request when ready and return its payload. Raises ``GatewayNotConnected`` (not ready),
         ``GatewayRequestError`` (Gateway rejection), ``GatewayTimeout``, ``GatewayClosed``, ``GatewayStopped``."""
+        ...
+
+    def send_request(self, method: str, params: dict[str, Any] | None = None) -> Callable[[], Awaitable[Any]]:
+        """:meth:`request` in two steps: send now, without waiting (the request is on its way when this
+        returns), and return the function that awaits its payload. What ``request`` raises before sending
+        (``GatewayStopped``, ``GatewayNotConnected``, an invalid request) is raised here; the rest (rejection,
+        timeout, close) by the returned function, whose timeout starts when it is called."""
         ...
 
 

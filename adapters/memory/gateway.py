@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import inspect
 import urllib.parse
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -312,11 +312,20 @@ class InMemoryGatewayConnection:
         return self._hello
 
     async def request(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        return await self.send_request(method, params)()
+
+    def send_request(self, method: str, params: dict[str, Any] | None = None) -> Callable[[], Awaitable[Any]]:
         if self._state == "stopped":
             raise GatewayStopped("gateway client stopped")
         if self._state != "ready":
             raise GatewayNotConnected()
-        return await self._call(method, params)
+        if not isinstance(method, str) or not method:
+            raise GatewayError("invalid request frame: method must be a non-empty string")
+
+        async def answer() -> Any:  # in memory there is no wire: the handler runs when this is awaited
+            return await self._call(method, params)
+
+        return answer
 
     async def _call(self, method: str, params: Any) -> Any:
         self._gateway.requests.append(RecordedRequest(method, params, self._number))

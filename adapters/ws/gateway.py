@@ -35,6 +35,7 @@ import anyio.abc
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as _ws_connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
+from websockets.protocol import State
 
 from adapters.ws._backoff import Backoff
 from adapters.ws._frames import (
@@ -259,6 +260,18 @@ class _OpenFailure(Exception):
         self.fatal = fatal
 
 
+def _write_text_now(ws: ClientConnection, text: str) -> bool:
+    """Write one text frame without waiting, through the connection's Sans-I/O protocol, when the socket is
+    open (a full write buffer just buffers more); ``False`` (nothing written) otherwise."""
+    if ws.protocol.state is not State.OPEN:
+        return False
+    ws.protocol.send_text(text.encode())
+    for data in ws.protocol.data_to_send():
+        if data:
+            ws.transport.write(data)
+    return True
+
+
 class _NoRedirectConnect(_ws_connect):
     """``websockets.connect`` that reports redirects as upgrade rejections (Node ``ws`` does not follow)."""
 
@@ -379,6 +392,9 @@ class WebsocketsGatewayConnection:
         return self._hello
 
     async def request(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        return await self.send_request(method, params)()
+
+    def send_request(self, method: str, params: dict[str, Any] | None = None) -> Callable[[], Awaitable[Any]]:
         if self._state == "stopped":
             raise GatewayStopped("gateway client stopped")
         ws = self._ws
@@ -386,7 +402,7 @@ class WebsocketsGatewayConnection:
             raise GatewayNotConnected()
         if not isinstance(method, str) or not method:
             raise GatewayError("invalid request frame: method must be a non-empty string")
-        return await self._call(ws, method, params)
+        return self._send(ws, method, params)
 
     # --- lifecycle ------------------------------------------------------------------------------------
 
@@ -674,7 +690,7 @@ class WebsocketsGatewayConnection:
             attempt.connect_request_sent = True
             self._set_state("handshaking")
             try:
-                hello_payload = await self._call(ws, "connect", params)
+                hello_payload = await self._send(ws, "connect", params)()
             except GatewayRequestError as error:
                 await self._connect_rejected(ws, attempt, error)
                 return
@@ -784,7 +800,7 @@ class WebsocketsGatewayConnection:
         self._retrying_initial = False
         self._set_state("subscribing")
         try:
-            await self._call(ws, "sessions.subscribe", {})
+            await self._send(ws, "sessions.subscribe", {})()
         except (GatewayClosed, GatewayStopped):
             return
         except GatewayError as error:
@@ -853,7 +869,9 @@ class WebsocketsGatewayConnection:
 
     # --- requests -------------------------------------------------------------------------------------
 
-    async def _call(self, ws: ClientConnection, method: str, params: Any) -> Any:
+    def _send(self, ws: ClientConnection, method: str, params: Any) -> Callable[[], Awaitable[Any]]:
+        """Frame the request and, on an open socket, write it now; the returned function awaits the answer
+        (on a closing socket it lets ``websockets`` report the close first)."""
         self._counter += 1
         frame_id = request_id(self._counter)
         try:
@@ -862,19 +880,26 @@ class WebsocketsGatewayConnection:
             raise GatewayError(f"invalid request params for {method}: {exc}") from exc
         pending = _Pending(method)
         self._pending[frame_id] = pending
-        try:
+        written = _write_text_now(ws, text)
+        timeout_s = self._settings.request_timeout_ms / 1000
+
+        async def answer() -> Any:
             try:
-                await ws.send(text)
-            except ConnectionClosed as exc:
-                pending.reject(_closed_error(*_close_info(exc)))
-            if not pending.settled:
-                with anyio.move_on_after(self._settings.request_timeout_ms / 1000):
-                    await pending.done.wait()
-            pending.reject(GatewayTimeout(f"gateway request timeout for {method}"))
-        finally:
-            if self._pending.get(frame_id) is pending:
-                del self._pending[frame_id]
-        return pending.outcome()
+                if not written:
+                    try:
+                        await ws.send(text)
+                    except ConnectionClosed as exc:
+                        pending.reject(_closed_error(*_close_info(exc)))
+                if not pending.settled:
+                    with anyio.move_on_after(timeout_s):
+                        await pending.done.wait()
+                pending.reject(GatewayTimeout(f"gateway request timeout for {method}"))
+            finally:
+                if self._pending.get(frame_id) is pending:
+                    del self._pending[frame_id]
+            return pending.outcome()
+
+        return answer
 
     def _flush(self, error: GatewayError) -> None:
         pending, self._pending = self._pending, {}

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import uuid
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
@@ -46,7 +46,6 @@ from application.gateway_ports import MISSING, Gateway, GatewayConnection, Gatew
 from application.ports import Clock
 from domain.bridge.approvals import (
     PENDING_SWEEP_INTERVAL_MS,
-    ApprovalDecision,
     ApprovalKind,
     PendingPermission,
     approval_resolve_request,
@@ -87,7 +86,7 @@ from domain.bridge.texts import (
     permissions_respond_result,
 )
 
-__all__ = ["EXACT_MESSAGE_LOOKUP_METHOD", "ChannelBridge", "Readiness"]
+__all__ = ["EXACT_MESSAGE_LOOKUP_METHOD", "ChannelBridge", "Readiness", "SentRequest"]
 
 EXACT_MESSAGE_LOOKUP_METHOD: Final = "chat.message.get"
 
@@ -108,7 +107,15 @@ def _error_text(error: BaseException) -> str:
     return f"Error: {message}" if message else "Error"
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
+class SentRequest:
+    """The first Gateway request of a tool call, already on its way (see ``send_first_request``)."""
+
+    method: str
+    answer: Callable[[], Awaitable[Any]]
+
+
+@dataclass(eq=False, slots=True)
 class _WaitSlot:
     """One pending ``events_wait``: set once with its outcome."""
 
@@ -297,38 +304,77 @@ class ChannelBridge:
         payload = await conn.request(method, params)
         return ABSENT if payload is MISSING else payload
 
-    async def _conversation(self, session_key: str) -> Conversation | None:
-        key = normalize_session_key(session_key)
-        if key is None:
+    def _first_request(self, tool: str, args: Arguments) -> tuple[str, dict[str, Any]] | None:
+        """The Gateway request a tool call starts with (``None``: it starts with none)."""
+        if tool == "conversations_list":
+            return "sessions.list", ConversationsListArgs.from_arguments(args).request_params()
+        if tool == "messages_read":
+            return "sessions.get", MessagesReadArgs.from_arguments(args).request_params()
+        if tool == "attachments_fetch":
+            parsed = AttachmentsFetchArgs.from_arguments(args)
+            if self._exact_lookup:
+                return EXACT_MESSAGE_LOOKUP_METHOD, parsed.exact_params()
+            return "sessions.get", parsed.legacy_params()
+        if tool in ("conversation_get", "messages_send"):
+            key = normalize_session_key(str(args["session_key"]))
+            return None if key is None else ("sessions.describe", describe_params(key))
+        if tool == "permissions_respond":
+            kind: ApprovalKind = "exec" if args["kind"] == "exec" else "plugin"
+            return approval_resolve_request(kind, str(args["id"]), args["decision"])
+        return None
+
+    def send_first_request(self, tool: str, args: Arguments) -> SentRequest | None:
+        """Put the first Gateway request of a call of ``tool`` on the wire now, when the bridge is ready —
+        before the task that runs the call has started; pass the result to the tool as ``sent``. ``None``
+        when there is nothing to send now (the tool then sends it itself, with the usual errors)."""
+        conn = self._conn
+        first = self._first_request(tool, args)
+        if first is None or conn is None or self._readiness != "ready":
             return None
-        await self._await_ready()
-        return conversation_from_describe(await self._request("sessions.describe", describe_params(key)))
+        try:
+            return SentRequest(first[0], conn.send_request(*first))
+        except GatewayError:
+            return None
+
+    async def _first(self, tool: str, args: Arguments, sent: SentRequest | None, *, wait_ready: bool = True) -> Any:
+        """The answer to the tool's first request (sent earlier by :meth:`send_first_request`, or now, after
+        waiting for the first readiness unless ``wait_ready`` is false)."""
+        if sent is None:
+            if wait_ready:
+                await self._await_ready()
+            first = self._first_request(tool, args)
+            assert first is not None
+            return await self._request(*first)
+        payload = await sent.answer()
+        return ABSENT if payload is MISSING else payload
+
+    async def _conversation(self, tool: str, args: Arguments, sent: SentRequest | None) -> Conversation | None:
+        if normalize_session_key(str(args["session_key"])) is None:
+            return None
+        return conversation_from_describe(await self._first(tool, args, sent))
 
     # --- tools (§5) ----------------------------------------------------------------------------------
 
-    async def conversations_list(self, args: Arguments) -> ToolResult:
-        await self._await_ready()
+    async def conversations_list(self, args: Arguments, sent: SentRequest | None = None) -> ToolResult:
         parsed = ConversationsListArgs.from_arguments(args)
-        response = await self._request("sessions.list", parsed.request_params())
+        response = await self._first("conversations_list", args, sent)
         return conversations_list_result(conversations_from_list(response, parsed.channel))
 
-    async def conversation_get(self, args: Arguments) -> ToolResult:
+    async def conversation_get(self, args: Arguments, sent: SentRequest | None = None) -> ToolResult:
         session_key = str(args["session_key"])
-        return conversation_get_result(await self._conversation(session_key), session_key)
+        return conversation_get_result(await self._conversation("conversation_get", args, sent), session_key)
 
-    async def messages_read(self, args: Arguments) -> ToolResult:
-        await self._await_ready()
-        parsed = MessagesReadArgs.from_arguments(args)
-        response = await self._request("sessions.get", parsed.request_params())
+    async def messages_read(self, args: Arguments, sent: SentRequest | None = None) -> ToolResult:
+        response = await self._first("messages_read", args, sent)
         return messages_read_result(messages_from_response(response))
 
-    async def attachments_fetch(self, args: Arguments) -> ToolResult:
-        await self._await_ready()
+    async def attachments_fetch(self, args: Arguments, sent: SentRequest | None = None) -> ToolResult:
         parsed = AttachmentsFetchArgs.from_arguments(args)
-        if self._exact_lookup:
-            message = message_from_lookup(await self._request("chat.message.get", parsed.exact_params()))
+        response = await self._first("attachments_fetch", args, sent)
+        exact = sent.method == EXACT_MESSAGE_LOOKUP_METHOD if sent is not None else self._exact_lookup
+        if exact:
+            message = message_from_lookup(response)
         else:
-            response = await self._request("sessions.get", parsed.legacy_params())
             message = find_message(messages_from_response(response), parsed.message_id)
         return attachments_fetch_result(message, parsed.message_id)
 
@@ -356,9 +402,9 @@ class ChannelBridge:
                 slot.outcome = self._state.queue.release(begun.id)
         return events_wait_result(slot.outcome or WaitOutcome())
 
-    async def messages_send(self, args: Arguments) -> ToolResult:
+    async def messages_send(self, args: Arguments, sent: SentRequest | None = None) -> ToolResult:
         session_key = str(args["session_key"])
-        conversation = await self._conversation(session_key)
+        conversation = await self._conversation("messages_send", args, sent)
         if conversation is None:
             raise ToolError(conversation_not_found_for_send(session_key))
         params = send_params(conversation, str(args["text"]), self._new_idempotency_key())
@@ -369,11 +415,9 @@ class ChannelBridge:
         self._reconcile_sweeper()
         return permissions_list_open_result(approvals)
 
-    async def permissions_respond(self, args: Arguments) -> ToolResult:
-        kind: ApprovalKind = "exec" if args["kind"] == "exec" else "plugin"
-        decision: ApprovalDecision = args["decision"]
-        method, params = approval_resolve_request(kind, str(args["id"]), decision)
-        return permissions_respond_result(await self._request(method, params))
+    async def permissions_respond(self, args: Arguments, sent: SentRequest | None = None) -> ToolResult:
+        # Not held back by the start-up: while the bridge is not ready this fails fast.
+        return permissions_respond_result(await self._first("permissions_respond", args, sent, wait_ready=False))
 
     # --- inbound events (§6.3, §7.2, §8.3) -----------------------------------------------------------
 

@@ -27,7 +27,7 @@ import anyio
 import anyio.abc
 
 from application.bridge.errors import NotificationError
-from application.bridge.service import ChannelBridge
+from application.bridge.service import ChannelBridge, SentRequest
 from application.errors import ApplicationError
 from domain.bridge.channel import PERMISSION_REQUEST_METHOD, ClaudeChannelMode, experimental_capabilities
 from domain.bridge.texts import ToolResult, error_result
@@ -338,6 +338,8 @@ class McpStdioServer:
         if self._tg is None:
             return
         entry = _Inflight(id_key(request.id), call.name == "events_wait")
+        # The call's first Gateway request goes out now, while its task is still to start.
+        call.sent = call.bridge.send_first_request(call.name, call.args)
         self._inflight.setdefault(entry.key, []).append(entry)
         self._idle = anyio.Event()
         self._tg.start_soon(self._run_request, request, call, entry)
@@ -457,13 +459,15 @@ def _failure_result(exc: Exception) -> ToolResult:
     return error_result(str(exc) or type(exc).__name__)  # the SDK turns any handler failure into an isError result
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _ToolCall:
-    """A validated call of one of the bridge's tools; a failure of the handler is an ``isError`` result."""
+    """A validated call of one of the bridge's tools; a failure of the handler is an ``isError`` result.
+    ``sent``: its first Gateway request, when that was sent before the call's task started."""
 
     name: str
     args: dict[str, Any]
     bridge: ChannelBridge
+    sent: SentRequest | None = None
 
     def run_now(self) -> ToolResult:
         bridge = self.bridge
@@ -475,18 +479,19 @@ class _ToolCall:
             return _failure_result(exc)
 
     async def run(self) -> ToolResult:
-        bridge = self.bridge
-        handlers = {
-            "conversations_list": bridge.conversations_list,
-            "conversation_get": bridge.conversation_get,
-            "messages_read": bridge.messages_read,
-            "attachments_fetch": bridge.attachments_fetch,
-            "events_wait": bridge.events_wait,
-            "messages_send": bridge.messages_send,
-            "permissions_respond": bridge.permissions_respond,
-        }
+        bridge, args, sent = self.bridge, self.args, self.sent
         try:
-            return await handlers[self.name](self.args)
+            if self.name == "events_wait":
+                return await bridge.events_wait(args)
+            handlers = {
+                "conversations_list": bridge.conversations_list,
+                "conversation_get": bridge.conversation_get,
+                "messages_read": bridge.messages_read,
+                "attachments_fetch": bridge.attachments_fetch,
+                "messages_send": bridge.messages_send,
+                "permissions_respond": bridge.permissions_respond,
+            }
+            return await handlers[self.name](args, sent)
         except Exception as exc:
             return _failure_result(exc)
 

@@ -301,6 +301,27 @@ async def test_a_request_returns_the_gateway_payload(harness_factory: HarnessFac
                 assert await connection.request("sessions.describe", params) == {"session": None}
 
 
+async def test_send_request_sends_at_once_and_its_answers_come_back_in_any_order(
+    harness_factory: HarnessFactory, tmp_path: Path
+) -> None:
+    async with harness_factory(tmp_path) as harness:
+        with anyio.fail_after(harness.timeout):
+            async with connected(harness) as (connection, _):
+                await connection.wait_ready()
+                describe = connection.send_request(
+                    "sessions.describe",
+                    {"key": "agent:main:contract-nope", "includeDerivedTitles": True, "includeLastMessage": True},
+                )
+                rejected = connection.send_request("exec.approval.resolve", {"id": "nope", "decision": "deny"})
+                with pytest.raises(GatewayRequestError):
+                    await rejected()
+                assert await describe() == {"session": None}
+                with pytest.raises(GatewayError, match="method must be a non-empty string"):
+                    connection.send_request("", {})
+            with pytest.raises(GatewayStopped):
+                connection.send_request("sessions.list", {})
+
+
 async def test_a_gateway_rejection_raises_request_error_with_code_message_and_details(
     harness_factory: HarnessFactory, tmp_path: Path
 ) -> None:

@@ -731,3 +731,26 @@ async def test_a_cancelled_gateway_call_still_completes_but_is_not_answered(tmp_
             await anyio.sleep(0.05)
             assert session.pending_lines() == []
     assert [r.params["message"] for r in gateway.requests if r.method == "send"] == ["hi"]
+
+
+async def test_a_tools_first_request_sent_ahead_gives_the_same_result() -> None:
+    async with _bridge(seeded_gateway()) as (bridge, _, _, _):
+        with anyio.fail_after(5):
+            await bridge.wait_started()
+            sent = bridge.send_first_request("conversations_list", {"limit": 5})
+            assert sent is not None and sent.method == "sessions.list"
+            ahead = await bridge.conversations_list({"limit": 5}, sent)
+            assert ahead.to_json() == (await bridge.conversations_list({"limit": 5})).to_json()
+            described = bridge.send_first_request("conversation_get", {"session_key": "agent:main:main"})
+            assert described is not None and described.method == "sessions.describe"
+            assert bridge.send_first_request("conversation_get", {"session_key": "   "}) is None
+            assert bridge.send_first_request("events_poll", {}) is None
+
+
+async def test_nothing_is_sent_ahead_while_the_bridge_is_not_ready() -> None:
+    gateway = InMemoryGateway()
+    gateway.reject_connects(RETRYABLE)
+    async with _bridge(gateway) as (bridge, _, _, _):
+        await _settle()
+        assert bridge.send_first_request("conversations_list", {}) is None
+        assert bridge.send_first_request("permissions_respond", {"kind": "exec", "id": "x", "decision": "deny"}) is None
