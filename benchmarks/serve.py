@@ -8,7 +8,8 @@ order swapped every run; each bridge gets a fresh state dir):
 
 * wall time and CPU-seconds of the bridge's process tree from spawn to the `initialize` result (the tree is
   followed by parentage: the reference re-executes itself as a detached child);
-* peak RSS of the process tree (sum over its processes, sampled every 10 ms from spawn to exit);
+* peak RSS of the process tree (sum over its processes, sampled every 10 ms from spawn to exit, except while
+  latencies are timed: the sampler scans /proc in this process, so it then samples only before and after);
 * latency of `--calls` sequential `conversations_list` and `events_poll` calls once the bridge is ready.
 
 Prints medians over the runs (latencies: median and p95 over all calls of all runs) and the ratios
@@ -23,6 +24,8 @@ import statistics
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -93,19 +96,40 @@ class ProcessTree:
 
 
 class RssSampler:
-    """Samples the tree's summed RSS (and its CPU time) every 10 ms in a thread; ``peak`` is the maximum."""
+    """Samples the tree's summed RSS (and its CPU time) every 10 ms in a thread; ``peak`` is the maximum.
+
+    Each sample scans ``/proc`` while holding the GIL of this (the client's) process, so sampling pauses
+    while latencies are timed (:meth:`paused`: one sample just before and one just after)."""
 
     def __init__(self, tree: ProcessTree) -> None:
         self.tree = tree
         self.peak = 0
         self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._paused = False
         self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def sample(self) -> None:
+        with self._lock:
+            self.peak = max(self.peak, self.tree.rss_bytes())
+            self.tree.cpu_seconds()
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            self.peak = max(self.peak, self.tree.rss_bytes())
-            self.tree.cpu_seconds()
+            if not self._paused:
+                self.sample()
             self._stop.wait(0.01)
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        self.sample()
+        with self._lock:
+            self._paused = True
+        try:
+            yield
+        finally:
+            self._paused = False
+            self.sample()
 
     def __enter__(self) -> RssSampler:
         self._thread.start()
@@ -141,12 +165,13 @@ async def one_run(command: list[str], gateway: RealGateway, name: str, calls: in
             first = await client.call("conversations_list", {})
             assert "isError" not in first, (name, first, client.stderr_text)
             figures.ready_wall.append(time.monotonic() - spawned)
-            for tool, arguments in (("conversations_list", {}), ("events_poll", {"limit": 200})):
-                for _ in range(calls):
-                    started = time.perf_counter()
-                    result = await client.call(tool, arguments)
-                    figures.latency[tool].append(time.perf_counter() - started)
-                    assert "isError" not in result, (name, tool, result)
+            with sampler.paused():
+                for tool, arguments in (("conversations_list", {}), ("events_poll", {"limit": 200})):
+                    for _ in range(calls):
+                        started = time.perf_counter()
+                        result = await client.call(tool, arguments)
+                        figures.latency[tool].append(time.perf_counter() - started)
+                        assert "isError" not in result, (name, tool, result)
             await client.close_stdin()
             with anyio.fail_after(30):
                 await client.wait_exit()

@@ -207,9 +207,11 @@ async def run_serve(
         fd_sink = FdSink(fd)
         stdout = fd_sink
     shutdown = anyio.Event()
-    server = McpStdioServer(
-        source=stdin if stdin is not None else FdSource(0), sink=stdout, mode=mode, on_close=shutdown.set
-    )
+    fd_source: FdSource | None = None
+    if stdin is None:
+        fd_source = FdSource(0)
+        stdin = fd_source
+    server = McpStdioServer(source=stdin, sink=stdout, mode=mode, on_close=shutdown.set)
     bridge = ChannelBridge(
         gateway=gateway if gateway is not None else _DeferredGateway(env),
         resolve_settings=resolve_settings,
@@ -243,6 +245,8 @@ async def run_serve(
             close_error = await _close(bridge, server)
             tg.cancel_scope.cancel()
     finally:
+        if fd_source is not None:
+            fd_source.close()
         if fd_sink is not None:
             fd_sink.restore()
     failure = close_error or start_error

@@ -15,6 +15,8 @@ cancelled request) and start cheaply (no pydantic import before ``initialize`` i
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import contextlib
 import errno
 import os
@@ -75,6 +77,8 @@ MAX_LINE_BYTES: Final = 10 * 1024 * 1024
 """The SDK's read buffer limit: a longer unterminated line closes the transport."""
 
 _READ_CHUNK: Final = 65536
+_READ_BACKLOG: Final = 4 * 1024 * 1024
+"""Input read ahead of the server: above this, the descriptor is not read until the server catches up."""
 
 
 class ByteSource(Protocol):
@@ -107,8 +111,10 @@ def server_capabilities(mode: ClaudeChannelMode) -> dict[str, Any]:
 
 
 class FdSource:
-    """Reads a file descriptor without blocking the event loop (pipes, sockets and terminals are polled;
-    regular files and devices that cannot be polled are read directly — they never block for long)."""
+    """Reads a file descriptor without blocking the event loop. Pipes, sockets and terminals are watched by
+    the event loop for as long as the source is open (one registration, not one per read: each costs system
+    calls on every message), and read as soon as they are readable; regular files and devices that cannot be
+    polled are read directly — they never block for long. :meth:`close` ends the watch."""
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
@@ -117,8 +123,16 @@ class FdSource:
         except OSError:
             mode = 0
         self._pollable = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(fd))
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._chunks: collections.deque[bytes] = collections.deque()
+        self._error: OSError | None = None
+        self._ended = False
+        self._arrived: anyio.Event | None = None
+        self._paused = False
 
     async def read(self) -> bytes:
+        if self._pollable and self._watch():
+            return await self._next_chunk()
         while True:
             if self._pollable:
                 try:
@@ -129,6 +143,58 @@ class FdSource:
                 return os.read(self._fd, _READ_CHUNK)
             except BlockingIOError:
                 await anyio.sleep(0.01)
+
+    def close(self) -> None:
+        """Stop watching the descriptor (it is not closed)."""
+        loop, self._loop = self._loop, None
+        if loop is not None and not loop.is_closed():
+            loop.remove_reader(self._fd)
+
+    def _watch(self) -> bool:
+        """Register the readiness callback once (on asyncio); ``False`` when the descriptor cannot be watched."""
+        if self._loop is not None or self._ended:
+            return True
+        try:
+            loop = asyncio.get_running_loop()
+            loop.add_reader(self._fd, self._on_readable)
+        except (RuntimeError, OSError, ValueError, NotImplementedError):
+            self._pollable = False
+            return False
+        self._loop = loop
+        return True
+
+    def _on_readable(self) -> None:
+        try:
+            chunk = os.read(self._fd, _READ_CHUNK)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as exc:
+            self._error, chunk = exc, b""
+        if chunk:
+            self._chunks.append(chunk)
+            if self._loop is not None and sum(map(len, self._chunks)) > _READ_BACKLOG:
+                self._loop.remove_reader(self._fd)  # resumed once the reader has caught up
+                self._paused = True
+        else:
+            self._ended = True
+            self.close()
+        if self._arrived is not None:
+            self._arrived.set()
+
+    async def _next_chunk(self) -> bytes:
+        while not self._chunks:
+            if self._ended:
+                if self._error is not None:
+                    raise self._error
+                return b""
+            self._arrived = anyio.Event()
+            await self._arrived.wait()
+        chunk = b"".join(self._chunks)
+        self._chunks.clear()
+        if self._paused and self._loop is not None and not self._ended:
+            self._paused = False
+            self._loop.add_reader(self._fd, self._on_readable)
+        return chunk
 
 
 class FdSink:
