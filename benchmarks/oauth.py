@@ -28,7 +28,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import statistics
 import sys
 import tempfile
@@ -54,17 +53,11 @@ from entrypoints.oauth import oauth_server as operator_identity  # noqa: E402
 from entrypoints.oauth import sqlite_mcp_oauth  # noqa: E402
 from tests.docker.gateway_harness import find_reference, process_tree  # noqa: E402
 from tests.fixtures.oauth_server import OAuthAuthority, oauth_server  # noqa: E402
+from tests.fixtures.ports import free_port  # noqa: E402
 
 OURS = [str(ROOT / ".venv" / "bin" / "openclaw")]
 WORKERS = 10
 COMMAND_TIMEOUT_S = 120.0
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def redact(text: str, authority: OAuthAuthority) -> str:

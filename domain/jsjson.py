@@ -29,6 +29,7 @@ __all__ = [
     "js_order",
     "js_ordered_keys",
     "js_string",
+    "js_to_string",
     "js_trim",
 ]
 
@@ -105,6 +106,27 @@ def js_number(value: int | float) -> str:
     if k == 1:
         return sign + digits + exp
     return sign + digits[0] + "." + digits[1:] + exp
+
+
+def js_to_string(value: object, *, undefined: object = None) -> str:
+    """JavaScript ``String(value)`` for JSON data: ``42.0`` → ``"42"``, arrays join their items with ``,``
+    (``null`` items empty), objects → ``"[object Object]"``. ``undefined``: a sentinel the caller uses for
+    JavaScript ``undefined`` (→ ``"undefined"``, empty inside arrays)."""
+    if undefined is not None and value is undefined:
+        return "undefined"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float):
+        return js_number(value)
+    if isinstance(value, list):
+        return ",".join(
+            "" if item is None or item is undefined else js_to_string(item, undefined=undefined) for item in value
+        )
+    return "[object Object]"
 
 
 def _shortest_digits(value: float) -> tuple[str, int]:

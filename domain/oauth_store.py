@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
-from domain.jsjson import JS_WHITESPACE, js_dumps, js_number, js_trim
+from domain.jsjson import JS_WHITESPACE, js_dumps, js_to_string, js_trim
 from domain.urls import parse_url
 
 __all__ = [
@@ -106,21 +106,6 @@ def _string_to_number(text: str) -> float:
     return math.nan
 
 
-def _to_js_string(value: object) -> str:
-    """``String(value)`` for JSON data (arrays join their items with ``,``)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int | float):
-        return js_number(value)
-    if isinstance(value, list):
-        return ",".join("" if item is None else _to_js_string(item) for item in value)
-    return "[object Object]"
-
-
 def _to_number(value: object) -> float:
     """``Number(value)`` for JSON data (what zod's ``z.coerce.number()`` does first)."""
     if value is None:
@@ -134,7 +119,7 @@ def _to_number(value: object) -> float:
     if isinstance(value, str):
         return _string_to_number(value)
     if isinstance(value, list):
-        return _string_to_number(_to_js_string(value))
+        return _string_to_number(js_to_string(value))
     return math.nan
 
 

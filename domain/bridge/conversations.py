@@ -20,7 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeGuard
 
-from domain.jsjson import JS_WHITESPACE, JsonValue, js_number, js_trim
+from domain.jsjson import JS_WHITESPACE, JsonValue, js_trim
+from domain.jsjson import js_to_string as _js_to_string
 
 __all__ = [
     "ABSENT",
@@ -107,20 +108,8 @@ def int_option(value: object, fallback: int, lo: int, hi: int) -> int:
 
 
 def js_to_string(value: object) -> str:
-    """JavaScript ``String(value)`` for JSON data (``42.0`` → ``"42"``, objects → ``"[object Object]"``)."""
-    if value is ABSENT:
-        return "undefined"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int | float):
-        return js_number(value)
-    if isinstance(value, list):
-        return ",".join("" if item is None or item is ABSENT else js_to_string(item) for item in value)
-    return "[object Object]"
+    """JavaScript ``String(value)`` for JSON data, ``ABSENT`` being ``undefined``."""
+    return _js_to_string(value, undefined=ABSENT)
 
 
 def js_truthy(value: object) -> bool:

@@ -35,7 +35,6 @@ import re
 import secrets
 import shutil
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -58,6 +57,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 from adapters.memory.device_identity import InMemoryDeviceIdentityStore
 from adapters.ws import WebsocketsGateway
 from application.gateway_ports import DeviceIdentity, GatewayConnection, GatewayEvent, GatewaySettings
+from tests.fixtures.ports import free_port
 
 __all__ = [
     "INITIALIZE_PARAMS",
@@ -200,13 +200,6 @@ def isolated_env(state_dir: Path, *, path: str | None = None, extra: Mapping[str
     if extra:
         env.update(extra)
     return env
-
-
-def free_port() -> int:
-    """A currently free loopback TCP port."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def process_tree(pid: int) -> list[int]:

@@ -3,15 +3,12 @@ table, the security headers, the wait's outcome and the start-up refusals."""
 
 from __future__ import annotations
 
-import socket
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import anyio
 import httpx2
 import pytest
 
 from adapters.http.oauth_callback import CallbackResult, OAuthCallbackError, oauth_callback_listener
+from tests.fixtures.ports import free_port, occupied_port
 
 pytestmark = pytest.mark.asyncio
 
@@ -22,24 +19,6 @@ SECURITY_HEADERS = {
     "referrer-policy": "no-referrer",
     "x-content-type-options": "nosniff",
 }
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-@contextmanager
-def occupied_port() -> Iterator[int]:
-    holder = socket.socket()
-    holder.bind(("127.0.0.1", 0))
-    holder.listen(1)
-    try:
-        yield holder.getsockname()[1]
-    finally:
-        holder.close()
 
 
 async def test_the_callback_answers_the_reference_table_and_yields_the_trimmed_code() -> None:

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,29 +25,12 @@ from anyio.streams.text import TextReceiveStream
 
 from tests.fixtures.oauth_server import OAuthAuthority
 from tests.fixtures.oauth_server import oauth_server as serve_authority
+from tests.fixtures.ports import free_port, occupied_port
 
 pytestmark = pytest.mark.asyncio
 
 ROOT = Path(__file__).resolve().parents[2]
 OPENCLAW = str(ROOT / ".venv" / "bin" / "openclaw")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-@contextmanager
-def occupied_port() -> Iterator[int]:
-    holder = socket.socket()
-    holder.bind(("127.0.0.1", 0))
-    holder.listen(1)
-    try:
-        yield holder.getsockname()[1]
-    finally:
-        holder.close()
 
 
 def env_for(state: Path) -> dict[str, str]:
