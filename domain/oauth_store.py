@@ -17,6 +17,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from domain.jsjson import JS_WHITESPACE, js_dumps, js_to_string, js_trim
@@ -25,8 +26,13 @@ from domain.urls import parse_url
 __all__ = [
     "CLEARED_STORE",
     "DEFAULT_REDIRECT_URL",
+    "OAUTH_METADATA_SCHEMA",
+    "OPENID_METADATA_SCHEMA",
     "PENDING_TTL_MS",
+    "RESOURCE_METADATA_SCHEMA",
+    "TOKENS_SCHEMA",
     "InvalidateScope",
+    "ObjectSchema",
     "StoreRowInvalid",
     "authorization_challenge",
     "authorization_redirect",
@@ -164,126 +170,138 @@ def _coerced_number(value: object) -> bool:
     return math.isfinite(_to_number(value))
 
 
-def _object(required: Mapping[str, _Check], optional: Mapping[str, _Check]) -> _Check:
-    """A zod object: every required key present and valid, every optional key absent or valid; other keys
-    are allowed (``looseObject`` keeps them, ``strip`` drops them — either way they never fail)."""
+@dataclass(frozen=True, slots=True)
+class ObjectSchema:
+    """A zod object schema of the MCP SDK as an ordered table ``(key, check, required)``. Calling it checks a
+    value: every required key present and valid, every optional key absent or valid; other keys are allowed
+    (``looseObject`` keeps them, ``strip`` drops them — either way they never fail). :attr:`keys` is the
+    schema's key order (what a zod parse writes first)."""
 
-    def check(value: object) -> bool:
+    fields: tuple[tuple[str, _Check, bool], ...]
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(key for key, _, _ in self.fields)
+
+    def __call__(self, value: object) -> bool:
         if not isinstance(value, dict):
             return False
-        for key, field in required.items():
-            if key not in value or not field(value[key]):
+        for key, check, required in self.fields:
+            if key in value:
+                if not check(value[key]):
+                    return False
+            elif required:
                 return False
-        return all(key not in value or field(value[key]) for key, field in optional.items())
-
-    return check
+        return True
 
 
-_client_information = _object(
-    {"client_id": _string},
-    {
-        "client_secret": _string,
-        "client_id_issued_at": _is_js_number,
-        "client_secret_expires_at": _is_js_number,
-    },
+_client_information = ObjectSchema(
+    (
+        ("client_id", _string, True),
+        ("client_secret", _string, False),
+        ("client_id_issued_at", _is_js_number, False),
+        ("client_secret_expires_at", _is_js_number, False),
+    ),
 )
 
-_tokens = _object(
-    {"access_token": _string, "token_type": _string},
-    {"id_token": _string, "expires_in": _coerced_number, "scope": _string, "refresh_token": _string},
+TOKENS_SCHEMA = ObjectSchema(
+    # the SDK's OAuthTokens, in its key order
+    (
+        ("access_token", _string, True),
+        ("id_token", _string, False),
+        ("token_type", _string, True),
+        ("expires_in", _coerced_number, False),
+        ("scope", _string, False),
+        ("refresh_token", _string, False),
+    ),
 )
 
-_resource_metadata = _object(
-    {"resource": _url},
-    {
-        "authorization_servers": _array_of(_safe_url),
-        "jwks_uri": _url,
-        "scopes_supported": _string_array,
-        "bearer_methods_supported": _string_array,
-        "resource_signing_alg_values_supported": _string_array,
-        "resource_name": _string,
-        "resource_documentation": _string,
-        "resource_policy_uri": _url,
-        "resource_tos_uri": _url,
-        "tls_client_certificate_bound_access_tokens": _boolean,
-        "authorization_details_types_supported": _string_array,
-        "dpop_signing_alg_values_supported": _string_array,
-        "dpop_bound_access_tokens_required": _boolean,
-    },
+RESOURCE_METADATA_SCHEMA = ObjectSchema(
+    # the SDK's OAuthProtectedResourceMetadata (loose), in its key order
+    (
+        ("resource", _url, True),
+        ("authorization_servers", _array_of(_safe_url), False),
+        ("jwks_uri", _url, False),
+        ("scopes_supported", _string_array, False),
+        ("bearer_methods_supported", _string_array, False),
+        ("resource_signing_alg_values_supported", _string_array, False),
+        ("resource_name", _string, False),
+        ("resource_documentation", _string, False),
+        ("resource_policy_uri", _url, False),
+        ("resource_tos_uri", _url, False),
+        ("tls_client_certificate_bound_access_tokens", _boolean, False),
+        ("authorization_details_types_supported", _string_array, False),
+        ("dpop_signing_alg_values_supported", _string_array, False),
+        ("dpop_bound_access_tokens_required", _boolean, False),
+    ),
 )
 
-_oauth_metadata = _object(
-    {
-        "issuer": _string,
-        "authorization_endpoint": _safe_url,
-        "token_endpoint": _safe_url,
-        "response_types_supported": _string_array,
-    },
-    {
-        "registration_endpoint": _safe_url,
-        "scopes_supported": _string_array,
-        "response_modes_supported": _string_array,
-        "grant_types_supported": _string_array,
-        "token_endpoint_auth_methods_supported": _string_array,
-        "token_endpoint_auth_signing_alg_values_supported": _string_array,
-        "service_documentation": _safe_url,
-        "revocation_endpoint": _safe_url,
-        "revocation_endpoint_auth_methods_supported": _string_array,
-        "revocation_endpoint_auth_signing_alg_values_supported": _string_array,
-        "introspection_endpoint": _string,
-        "introspection_endpoint_auth_methods_supported": _string_array,
-        "introspection_endpoint_auth_signing_alg_values_supported": _string_array,
-        "code_challenge_methods_supported": _string_array,
-        "client_id_metadata_document_supported": _boolean,
-    },
+OAUTH_METADATA_SCHEMA = ObjectSchema(
+    # the SDK's OAuthMetadata (loose), in its key order
+    (
+        ("issuer", _string, True),
+        ("authorization_endpoint", _safe_url, True),
+        ("token_endpoint", _safe_url, True),
+        ("registration_endpoint", _safe_url, False),
+        ("scopes_supported", _string_array, False),
+        ("response_types_supported", _string_array, True),
+        ("response_modes_supported", _string_array, False),
+        ("grant_types_supported", _string_array, False),
+        ("token_endpoint_auth_methods_supported", _string_array, False),
+        ("token_endpoint_auth_signing_alg_values_supported", _string_array, False),
+        ("service_documentation", _safe_url, False),
+        ("revocation_endpoint", _safe_url, False),
+        ("revocation_endpoint_auth_methods_supported", _string_array, False),
+        ("revocation_endpoint_auth_signing_alg_values_supported", _string_array, False),
+        ("introspection_endpoint", _string, False),
+        ("introspection_endpoint_auth_methods_supported", _string_array, False),
+        ("introspection_endpoint_auth_signing_alg_values_supported", _string_array, False),
+        ("code_challenge_methods_supported", _string_array, False),
+        ("client_id_metadata_document_supported", _boolean, False),
+    ),
 )
 
-_OPENID_OPTIONAL_ARRAYS = (
-    "scopes_supported",
-    "response_modes_supported",
-    "grant_types_supported",
-    "acr_values_supported",
-    "id_token_encryption_alg_values_supported",
-    "id_token_encryption_enc_values_supported",
-    "userinfo_signing_alg_values_supported",
-    "userinfo_encryption_alg_values_supported",
-    "userinfo_encryption_enc_values_supported",
-    "request_object_signing_alg_values_supported",
-    "request_object_encryption_alg_values_supported",
-    "request_object_encryption_enc_values_supported",
-    "token_endpoint_auth_methods_supported",
-    "token_endpoint_auth_signing_alg_values_supported",
-    "display_values_supported",
-    "claim_types_supported",
-    "claims_supported",
-    "claims_locales_supported",
-    "ui_locales_supported",
-    "code_challenge_methods_supported",
-)
-
-_openid_discovery_metadata = _object(
-    {
-        "issuer": _string,
-        "authorization_endpoint": _safe_url,
-        "token_endpoint": _safe_url,
-        "jwks_uri": _safe_url,
-        "response_types_supported": _string_array,
-        "subject_types_supported": _string_array,
-        "id_token_signing_alg_values_supported": _string_array,
-    },
-    {
-        **dict.fromkeys(_OPENID_OPTIONAL_ARRAYS, _string_array),
-        "userinfo_endpoint": _safe_url,
-        "registration_endpoint": _safe_url,
-        "service_documentation": _string,
-        "claims_parameter_supported": _boolean,
-        "request_parameter_supported": _boolean,
-        "request_uri_parameter_supported": _boolean,
-        "require_request_uri_registration": _boolean,
-        "op_policy_uri": _safe_url,
-        "op_tos_uri": _safe_url,
-        "client_id_metadata_document_supported": _boolean,
-    },
+OPENID_METADATA_SCHEMA = ObjectSchema(
+    # the SDK's OpenIdProviderDiscoveryMetadata, in its key order
+    (
+        ("issuer", _string, True),
+        ("authorization_endpoint", _safe_url, True),
+        ("token_endpoint", _safe_url, True),
+        ("userinfo_endpoint", _safe_url, False),
+        ("jwks_uri", _safe_url, True),
+        ("registration_endpoint", _safe_url, False),
+        ("scopes_supported", _string_array, False),
+        ("response_types_supported", _string_array, True),
+        ("response_modes_supported", _string_array, False),
+        ("grant_types_supported", _string_array, False),
+        ("acr_values_supported", _string_array, False),
+        ("subject_types_supported", _string_array, True),
+        ("id_token_signing_alg_values_supported", _string_array, True),
+        ("id_token_encryption_alg_values_supported", _string_array, False),
+        ("id_token_encryption_enc_values_supported", _string_array, False),
+        ("userinfo_signing_alg_values_supported", _string_array, False),
+        ("userinfo_encryption_alg_values_supported", _string_array, False),
+        ("userinfo_encryption_enc_values_supported", _string_array, False),
+        ("request_object_signing_alg_values_supported", _string_array, False),
+        ("request_object_encryption_alg_values_supported", _string_array, False),
+        ("request_object_encryption_enc_values_supported", _string_array, False),
+        ("token_endpoint_auth_methods_supported", _string_array, False),
+        ("token_endpoint_auth_signing_alg_values_supported", _string_array, False),
+        ("display_values_supported", _string_array, False),
+        ("claim_types_supported", _string_array, False),
+        ("claims_supported", _string_array, False),
+        ("service_documentation", _string, False),
+        ("claims_locales_supported", _string_array, False),
+        ("ui_locales_supported", _string_array, False),
+        ("claims_parameter_supported", _boolean, False),
+        ("request_parameter_supported", _boolean, False),
+        ("request_uri_parameter_supported", _boolean, False),
+        ("require_request_uri_registration", _boolean, False),
+        ("op_policy_uri", _safe_url, False),
+        ("op_tos_uri", _safe_url, False),
+        ("client_id_metadata_document_supported", _boolean, False),
+        ("code_challenge_methods_supported", _string_array, False),
+    ),
 )
 
 
@@ -303,11 +321,11 @@ def _discovery_state_issue(value: object) -> str | None:
         url = value["resourceMetadataUrl"]
         if not isinstance(url, str) or not _can_parse_url(url):
             return "discoveryState URLs are invalid"
-    if "resourceMetadata" in value and not _resource_metadata(value["resourceMetadata"]):
+    if "resourceMetadata" in value and not RESOURCE_METADATA_SCHEMA(value["resourceMetadata"]):
         return "discoveryState resource metadata is invalid"
     if "authorizationServerMetadata" in value:
         metadata = value["authorizationServerMetadata"]
-        if not _oauth_metadata(metadata) and not _openid_discovery_metadata(metadata):
+        if not OAUTH_METADATA_SCHEMA(metadata) and not OPENID_METADATA_SCHEMA(metadata):
             return "discoveryState authorization server metadata is invalid"
     return None
 
@@ -330,7 +348,7 @@ def _store_issue(store: Mapping[str, Any]) -> str | None:
     """The first §7.4 rule ``store`` breaks (in the reference's order), or ``None``."""
     if "clientInformation" in store and not _client_information(store["clientInformation"]):
         return "clientInformation is invalid"
-    if "tokens" in store and not _tokens(store["tokens"]):
+    if "tokens" in store and not TOKENS_SCHEMA(store["tokens"]):
         return "tokens are invalid"
     if "credentialState" in store:
         if not isinstance(store["credentialState"], str) or store["credentialState"] not in _CREDENTIAL_STATES:

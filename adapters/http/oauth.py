@@ -37,6 +37,7 @@ from pydantic import ValidationError
 
 from adapters.http._errors import fetch_error
 from application.oauth_ports import AuthorizationStart, OAuthErrorResponse, OAuthFlowError
+from domain.oauth_store import OAUTH_METADATA_SCHEMA, OPENID_METADATA_SCHEMA, RESOURCE_METADATA_SCHEMA, TOKENS_SCHEMA
 
 __all__ = ["DISCOVERY_PROTOCOL_VERSION", "HttpOAuthProtocol"]
 
@@ -65,84 +66,6 @@ _CLIENT_INFORMATION_KEYS: Final = (
     "client_secret",
     "client_id_issued_at",
     "client_secret_expires_at",
-)
-_TOKEN_KEYS: Final = ("access_token", "id_token", "token_type", "expires_in", "scope", "refresh_token")
-# Metadata schemas are loose (unknown keys kept after the known ones), except the OpenID discovery one.
-_RESOURCE_METADATA_KEYS: Final = (
-    "resource",
-    "authorization_servers",
-    "jwks_uri",
-    "scopes_supported",
-    "bearer_methods_supported",
-    "resource_signing_alg_values_supported",
-    "resource_name",
-    "resource_documentation",
-    "resource_policy_uri",
-    "resource_tos_uri",
-    "tls_client_certificate_bound_access_tokens",
-    "authorization_details_types_supported",
-    "dpop_signing_alg_values_supported",
-    "dpop_bound_access_tokens_required",
-)
-_OAUTH_METADATA_KEYS: Final = (
-    "issuer",
-    "authorization_endpoint",
-    "token_endpoint",
-    "registration_endpoint",
-    "scopes_supported",
-    "response_types_supported",
-    "response_modes_supported",
-    "grant_types_supported",
-    "token_endpoint_auth_methods_supported",
-    "token_endpoint_auth_signing_alg_values_supported",
-    "service_documentation",
-    "revocation_endpoint",
-    "revocation_endpoint_auth_methods_supported",
-    "revocation_endpoint_auth_signing_alg_values_supported",
-    "introspection_endpoint",
-    "introspection_endpoint_auth_methods_supported",
-    "introspection_endpoint_auth_signing_alg_values_supported",
-    "code_challenge_methods_supported",
-    "client_id_metadata_document_supported",
-)
-_OPENID_METADATA_KEYS: Final = (
-    "issuer",
-    "authorization_endpoint",
-    "token_endpoint",
-    "userinfo_endpoint",
-    "jwks_uri",
-    "registration_endpoint",
-    "scopes_supported",
-    "response_types_supported",
-    "response_modes_supported",
-    "grant_types_supported",
-    "acr_values_supported",
-    "subject_types_supported",
-    "id_token_signing_alg_values_supported",
-    "id_token_encryption_alg_values_supported",
-    "id_token_encryption_enc_values_supported",
-    "userinfo_signing_alg_values_supported",
-    "userinfo_encryption_alg_values_supported",
-    "userinfo_encryption_enc_values_supported",
-    "request_object_signing_alg_values_supported",
-    "request_object_encryption_alg_values_supported",
-    "request_object_encryption_enc_values_supported",
-    "token_endpoint_auth_methods_supported",
-    "token_endpoint_auth_signing_alg_values_supported",
-    "display_values_supported",
-    "claim_types_supported",
-    "claims_supported",
-    "service_documentation",
-    "claims_locales_supported",
-    "ui_locales_supported",
-    "claims_parameter_supported",
-    "request_parameter_supported",
-    "request_uri_parameter_supported",
-    "require_request_uri_registration",
-    "op_policy_uri",
-    "op_tos_uri",
-    "client_id_metadata_document_supported",
-    "code_challenge_methods_supported",
 )
 _CLIENT_AUTH_METHODS: Final = ("client_secret_basic", "client_secret_post", "none")
 
@@ -311,7 +234,7 @@ class HttpOAuthProtocol:
             ProtectedResourceMetadata.model_validate(document)
         except ValidationError:
             raise OAuthFlowError("Invalid OAuth protected resource metadata.") from None
-        return _schema_order(document, _RESOURCE_METADATA_KEYS, loose=True)
+        return _schema_order(document, RESOURCE_METADATA_SCHEMA.keys, loose=True)
 
     async def discover_authorization_server_metadata(self, authorization_server_url: str) -> dict[str, Any] | None:
         for url in build_oauth_authorization_server_metadata_discovery_urls(
@@ -329,8 +252,8 @@ class HttpOAuthProtocol:
             except ValidationError:
                 raise OAuthFlowError(f"Invalid {kind} metadata from {url}") from None
             if kind == "OAuth":
-                return _schema_order(document, _OAUTH_METADATA_KEYS, loose=True)
-            return _schema_order(document, _OPENID_METADATA_KEYS)
+                return _schema_order(document, OAUTH_METADATA_SCHEMA.keys, loose=True)
+            return _schema_order(document, OPENID_METADATA_SCHEMA.keys)
         return None
 
     @staticmethod
@@ -456,7 +379,7 @@ class HttpOAuthProtocol:
             OAuthToken.model_validate(document)
         except ValidationError:
             raise OAuthFlowError("Invalid OAuth token response.") from None
-        return _schema_order(document, _TOKEN_KEYS)
+        return _schema_order(document, TOKENS_SCHEMA.keys)
 
     async def exchange_code(
         self,
