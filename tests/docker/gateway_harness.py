@@ -60,8 +60,10 @@ from application.gateway_ports import DeviceIdentity, GatewayConnection, Gateway
 from tests.fixtures.ports import free_port
 
 __all__ = [
+    "EXEC_APPROVAL_REQUEST",
     "INITIALIZE_PARAMS",
     "REFERENCE_VERSION",
+    "SEEDED_MEDIA",
     "SESSION_KEY",
     "GatewayProcess",
     "McpClient",
@@ -89,6 +91,18 @@ SEED_SCRIPT = Path(__file__).resolve().with_name("seed_gateway.mjs")
 REFERENCE_VERSION = "2026.9.6"
 SESSION_KEY = "agent:main:main"
 MOCK_API_KEY = "sk-docker-smoke-test"
+SEEDED_MEDIA: dict[str, Any] = {
+    "type": "openclaw_media",
+    "media": {
+        "url": "media://inbound/seeded-image.png",
+        "contentType": "image/png",
+        "kind": "image",
+        "fileName": "seeded-image.png",
+        "sizeBytes": 3,
+        "transcribed": False,
+    },
+}
+"""The attachment of the seeded ``msg-attachment`` as ``attachments_fetch`` reports it."""
 EXEC_APPROVAL_REQUEST: dict[str, Any] = {
     "command": "echo approval-test",
     "twoPhase": True,

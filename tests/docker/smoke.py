@@ -46,6 +46,7 @@ import anyio.abc
 from tests.docker.gateway_harness import (
     EXEC_APPROVAL_REQUEST,
     REFERENCE_VERSION,
+    SEEDED_MEDIA,
     SESSION_KEY,
     McpClient,
     McpRequestError,
@@ -117,17 +118,6 @@ CHANNEL_META: dict[str, Any] = {
     "to": "+15551234567",
     "account_id": "imessage-default",
     "thread_id": "thread-42",
-}
-SEEDED_MEDIA: dict[str, Any] = {
-    "type": "openclaw_media",
-    "media": {
-        "url": "media://inbound/seeded-image.png",
-        "contentType": "image/png",
-        "kind": "image",
-        "fileName": "seeded-image.png",
-        "sizeBytes": 3,
-        "transcribed": False,
-    },
 }
 OWNER_SCOPES = ("operator.admin", "operator.pairing", "operator.write")
 CHANNEL = "notifications/claude/channel"

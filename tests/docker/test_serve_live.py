@@ -23,6 +23,7 @@ import pytest
 from application.gateway_ports import GatewayEvent
 from tests.docker.gateway_harness import (
     EXEC_APPROVAL_REQUEST,
+    SEEDED_MEDIA,
     SESSION_KEY,
     McpClient,
     Operator,
@@ -177,19 +178,7 @@ async def test_the_seeded_conversation_is_listed_with_its_route(real_gateway: Re
     ids = [message["__openclaw"]["id"] for message in read["structuredContent"]["messages"]]
     assert {"msg-1", "msg-attachment", "msg-image-block"} <= set(ids)
     assert text_of(fetched) == "attachments: 1"
-    assert fetched["structuredContent"]["attachments"] == [
-        {
-            "type": "openclaw_media",
-            "media": {
-                "url": "media://inbound/seeded-image.png",
-                "contentType": "image/png",
-                "kind": "image",
-                "fileName": "seeded-image.png",
-                "sizeBytes": 3,
-                "transcribed": False,
-            },
-        }
-    ]
+    assert fetched["structuredContent"]["attachments"] == [SEEDED_MEDIA]
 
 
 # --- the event queue (§12.5: 54–58) ---------------------------------------------------------------------
