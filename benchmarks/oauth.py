@@ -210,13 +210,15 @@ async def probe(prefix: list[str], state: State, authority: OAuthAuthority, labe
     return elapsed, calls
 
 
-async def cli_run(prefix: list[str], path_env: str, authority: OAuthAuthority, mcp_url: str, figures: Figures) -> str:
+async def cli_run(
+    name: str, prefix: list[str], path_env: str, authority: OAuthAuthority, mcp_url: str, figures: Figures
+) -> str:
     # Login, then probe with the fresh tokens.
     authority.expires_in = 3600
     with State(mcp_url, path_env) as state:
         with anyio.fail_after(COMMAND_TIMEOUT_S):
-            figures.login.append(await login(prefix, state, authority, "login"))
-        elapsed, calls = await probe(prefix, state, authority, "probe (fresh tokens)")
+            figures.login.append(await login(prefix, state, authority, f"{name}: login"))
+        elapsed, calls = await probe(prefix, state, authority, f"{name}: probe (fresh tokens)")
         figures.probe_fresh.append(elapsed)
         figures.probe_fresh_calls.append(calls)
     # A login whose access token expires after 1 s; the refresh during the probe gets a one-hour token, so
@@ -225,11 +227,11 @@ async def cli_run(prefix: list[str], path_env: str, authority: OAuthAuthority, m
         authority.expires_in = 1
         try:
             with anyio.fail_after(COMMAND_TIMEOUT_S):
-                await login(prefix, state, authority, "login (expiring tokens)")
+                await login(prefix, state, authority, f"{name}: login (expiring tokens)")
         finally:
             authority.expires_in = 3600
         await anyio.sleep(1.1)
-        elapsed, calls = await probe(prefix, state, authority, "probe (expired token)")
+        elapsed, calls = await probe(prefix, state, authority, f"{name}: probe (expired token)")
         figures.probe_expired.append(elapsed)
         figures.probe_expired_calls.append(calls)
     return (
@@ -362,7 +364,7 @@ async def benchmark(runs: int) -> None:
         mcp_url = loopback.url("/mcp")
         for run in range(runs):
             for name, (prefix, path_env) in impls.items():
-                summary = await cli_run(prefix, path_env, authority, mcp_url, results[name])
+                summary = await cli_run(name, prefix, path_env, authority, mcp_url, results[name])
                 print(f"run {run + 1}/{runs} {name:9}: {summary}", flush=True)
     race = Race()
     racing = OAuthAuthority()

@@ -472,6 +472,104 @@ async def test_exec_and_plugin_approvals_are_listed_and_resolved_through_the_bri
         assert {"ts", "request"} <= set(raw)
 
 
+# --- start-up (§12.1: 4–6, 8–11) -----------------------------------------------------------------------
+
+HEALTH_HINT = "Run openclaw gateway status --deep --require-rpc to inspect Gateway health."
+
+
+def serve_command(*args: str) -> list[str]:
+    """Our ``openclaw mcp serve`` with exactly ``args``."""
+    return [ours_serve_command("ws://unused", Path("unused"))[0], "mcp", "serve", *args]
+
+
+async def started(client: McpClient) -> dict[str, Any]:
+    """``initialize``, then the first ``conversations_list`` (answered once the bridge is ready)."""
+    initialized = await client.initialize()
+    listed = await client.call("conversations_list", {"limit": 1})
+    assert "isError" not in listed, (listed, client.stderr_text)
+    return initialized
+
+
+async def failed_start(client: McpClient) -> str:
+    """``initialize`` is answered, then the bridge exits 1; its stderr."""
+    await client.initialize()
+    assert await client.wait_exit() == 1, client.stderr_text
+    return client.stderr_text
+
+
+async def test_a_token_file_connects_with_nothing_on_stderr_and_a_second_run_uses_the_device_token(
+    real_gateway: RealGateway,
+) -> None:
+    state = real_gateway.new_bridge_state("startup-token-file")
+    env = real_gateway.bridge_env(state)
+    with anyio.fail_after(FLOW_TIMEOUT_S):
+        command = serve_command("--url", real_gateway.url, "--token-file", str(real_gateway.token_file))
+        async with open_mcp_client(command, env, name="ours") as client:
+            await started(client)
+            await client.close_stdin()
+            assert await client.wait_exit() == 0
+        assert client.stderr_text == ""
+        async with open_mcp_client(serve_command("--url", real_gateway.url), env, name="ours") as again:
+            await started(again)
+            await again.close_stdin()
+            assert await again.wait_exit() == 0
+        assert again.stderr_text == ""
+
+
+async def test_the_channel_mode_is_case_insensitive(real_gateway: RealGateway) -> None:
+    state = real_gateway.new_bridge_state("startup-mode")
+    command = serve_command(
+        "--url", real_gateway.url, "--token-file", str(real_gateway.token_file), "--claude-channel-mode", "ON"
+    )
+    with anyio.fail_after(FLOW_TIMEOUT_S):
+        async with open_mcp_client(command, real_gateway.bridge_env(state), name="ours") as client:
+            initialized = await started(client)
+    assert "experimental" in initialized["capabilities"]
+
+
+async def test_a_wrong_token_fails_the_start_with_the_gateways_reason(
+    real_gateway: RealGateway, tmp_path: Path
+) -> None:
+    wrong = tmp_path / "wrong-token"
+    wrong.write_text("not-the-token\n")
+    state = real_gateway.new_bridge_state("startup-wrong-token")
+    reason = "unauthorized: gateway token mismatch (use this gateway's gateway.auth.token or pair the device)"
+    with anyio.fail_after(FLOW_TIMEOUT_S):
+        command = serve_command("--url", real_gateway.url, "--token-file", str(wrong))
+        async with open_mcp_client(command, real_gateway.bridge_env(state), name="ours") as client:
+            stderr = await failed_start(client)
+    assert stderr == (
+        f"gateway connect failed: GatewayClientRequestError: {reason}\n"
+        f"MCP server failed to start: {reason}. {HEALTH_HINT}\n"
+    )
+
+
+@pytest.mark.parametrize("env_token", [False, True], ids=["no-credentials", "env-token-ignored-with-url"])
+async def test_no_credentials_fail_the_start_as_a_missing_token(real_gateway: RealGateway, env_token: bool) -> None:
+    state = real_gateway.new_bridge_state("startup-no-credentials")
+    extra = {"OPENCLAW_GATEWAY_TOKEN": real_gateway.token} if env_token else None
+    reason = "unauthorized: gateway token missing (use this gateway's gateway.auth.token or pair the device)"
+    with anyio.fail_after(FLOW_TIMEOUT_S):
+        command = serve_command("--url", real_gateway.url)
+        async with open_mcp_client(command, real_gateway.bridge_env(state, extra), name="ours") as client:
+            stderr = await failed_start(client)
+    assert stderr == (
+        f"gateway connect failed: GatewayClientRequestError: {reason}\n"
+        f"MCP server failed to start: {reason}. {HEALTH_HINT}\n"
+    )
+
+
+async def test_the_gateway_url_may_come_from_the_environment(real_gateway: RealGateway) -> None:
+    state = real_gateway.new_bridge_state("startup-env-url")
+    env = real_gateway.bridge_env(state, {"OPENCLAW_GATEWAY_URL": real_gateway.url})
+    with anyio.fail_after(FLOW_TIMEOUT_S):
+        async with open_mcp_client(
+            serve_command("--token-file", str(real_gateway.token_file)), env, name="ours"
+        ) as client:
+            await started(client)
+    assert client.stderr_text == ""
+
+
 # --- outages (§12.8: 95–96; issue 4) -------------------------------------------------------------------
 
 FAIL_FAST_S = 2.0
