@@ -58,6 +58,8 @@ class StdioConfig:
     request_timeout_ms: int
     supports_parallel_tool_calls: bool
     kind: Literal["stdio"] = "stdio"
+    plugin_data_dir: str | None = None
+    """The agent-format plugin's ``PLUGIN_DATA`` directory, created before the server is spawned (§10.7)."""
 
     @property
     def transport_type(self) -> Literal["stdio"]:

@@ -23,6 +23,7 @@ from typing import Any
 from adapters.collation import UcaCollator
 from application.mcp_ports import ElicitationHandler, McpConnection, McpEvent
 from application.runtime import RuntimeServices, SessionConfig, SessionRuntime
+from domain.bundle_mcp import kept_data_dirs, merge_with_config
 from domain.content import AgentToolResult, project_call_result
 from domain.toolnames import AgentToolSpec, build_tools_from_catalog
 from domain.transport import HttpConfig, StdioConfig
@@ -95,6 +96,14 @@ def enabled_servers(servers: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _session_servers(
+    servers: Mapping[str, Any], bundle: Mapping[str, Any] | None, overrides: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    if bundle is None and overrides is None:
+        return enabled_servers(servers)
+    return merge_with_config(bundle or {}, servers, overrides)
+
+
 @dataclass(frozen=True, slots=True)
 class McpTool:
     """One model-facing tool: ``name`` (``<server>__<tool>``), ``description``, ``parameters`` (the
@@ -149,7 +158,15 @@ class SessionMcpRuntime:
         environ: Mapping[str, str] | None = None,
         reserved_tool_names: tuple[str, ...] = (),
         oauth: Any = None,
+        bundle_servers: Mapping[str, Any] | None = None,
+        tool_overrides: Mapping[str, Any] | None = None,
+        bundle_data_dirs: Mapping[str, str] | None = None,
     ) -> None:
+        """``bundle_servers``: plugin-bundle servers already loaded (``adapters.filesystem.bundle_mcp``);
+        ``tool_overrides``: the session's ``toolOverrides.mcpServers`` (name → ``True``/``False``). Either
+        one merges per spec client-runtime §10.8; without both, ``servers`` is used as before.
+        ``bundle_data_dirs``: the loader's ``PLUGIN_DATA`` directories; those of bundle servers still in the
+        merged map are created right before their server is spawned."""
         self._collator = UcaCollator()
         services = RuntimeServices(
             connector=TransportConnector(environ, oauth=oauth),
@@ -159,7 +176,13 @@ class SessionMcpRuntime:
         )
         self._reserved = reserved_tool_names
         self._runtime = SessionRuntime(
-            SessionConfig(session_id=session_id, servers=enabled_servers(servers)),
+            SessionConfig(
+                session_id=session_id,
+                servers=_session_servers(servers, bundle_servers, tool_overrides),
+                plugin_data_dirs=kept_data_dirs(bundle_data_dirs, bundle_servers or {}, servers, tool_overrides)
+                if bundle_data_dirs
+                else None,
+            ),
             services,
             collator=self._collator,
         )

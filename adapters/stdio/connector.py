@@ -76,6 +76,15 @@ def _describe_exit(returncode: int | None) -> str:
     return f"process exited with code {returncode}"
 
 
+async def _prepare_plugin_data_dir(path: str) -> None:
+    """``mkdir -p`` the plugin's ``PLUGIN_DATA`` directory before its server is spawned (spec §2, §10.7)."""
+    try:
+        await anyio.to_thread.run_sync(lambda: os.makedirs(path, exist_ok=True))
+    except OSError as exc:
+        detail = sanitize_for_log(exc.strerror or str(exc))
+        raise McpConnectError(f'unable to prepare PLUGIN_DATA directory "{path}": {detail}') from exc
+
+
 class StdioMcpConnector(SdkMcpConnector):
     """Opens stdio connections. ``environ`` is the host environment (default: ``os.environ``)."""
 
@@ -117,6 +126,8 @@ class _StdioConnection(ConnectionContext):
         def schedule(delay: float, callback: Callable[[], None]) -> Callable[[], None]:
             return loop.call_later(delay, callback).cancel
 
+        if config.plugin_data_dir is not None:
+            await _prepare_plugin_data_dir(config.plugin_data_dir)
         stderr = StderrLineLogger(self._server_name, self._log, schedule)
         env = child_environment(self._environ, config.env, self._report_env_key)
         read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](math.inf)

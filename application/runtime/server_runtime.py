@@ -15,6 +15,7 @@ Times: request, listing and dispose deadlines run on anyio's monotonic clock; th
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import re
 from collections import OrderedDict
@@ -179,6 +180,7 @@ class ServerSpec:
     fingerprint: str = ""
     workspace_dir: str | None = None
     agent_dir: str | None = None
+    plugin_data_dir: str | None = None
 
 
 class TaskHost:
@@ -496,6 +498,8 @@ class ServerRuntime:
         config = resolution.config
         if config is None:
             return empty_catalog(self._now())
+        if isinstance(config, StdioConfig) and self._spec.plugin_data_dir is not None:
+            config = dataclasses.replace(config, plugin_data_dir=self._spec.plugin_data_dir)
         safe = self._spec.safe_server_name
         launch = config.description
         conn = self._current

@@ -76,6 +76,8 @@ class SessionConfig:
     workspace_dir: str | None = None
     agent_dir: str | None = None
     tool_denylist: tuple[str, ...] = ()
+    plugin_data_dirs: Mapping[str, str] | None = None
+    """``PLUGIN_DATA`` directories of plugin-bundle stdio servers, by server name (§10.7, §10.8)."""
 
     def declared_names(self) -> list[str]:
         """Every server of the map, in JavaScript key order (§0.5)."""
@@ -140,6 +142,7 @@ def _server_spec(config: SessionConfig, name: str) -> ServerSpec:
         fingerprint=config_fingerprint(config, [name]),
         workspace_dir=config.workspace_dir,
         agent_dir=config.agent_dir,
+        plugin_data_dir=(config.plugin_data_dirs or {}).get(name),
     )
 
 

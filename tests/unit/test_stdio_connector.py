@@ -4,6 +4,7 @@ the stderr logger, stdout framing, the child environment, spawn failures, and th
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -605,3 +606,24 @@ async def test_an_exit_that_cannot_confirm_the_group_is_gone_raises_a_cleanup_er
     with anyio.fail_after(5):
         while not all(process_gone(pid) for pid in pids):
             await anyio.sleep(0.05)
+
+
+@pytestmark_async
+async def test_a_plugin_data_dir_is_created_before_the_server_is_spawned(tmp_path: Path) -> None:
+    data_dir = tmp_path / "plugin-data" / "agent-plugin"
+    config = dataclasses.replace(stdio_config("env_server.py"), plugin_data_dir=str(data_dir))
+    with anyio.fail_after(5):
+        async with connected(config) as (connection, _):
+            assert data_dir.is_dir()
+            assert await call_text(connection, "cwd")
+
+
+@pytestmark_async
+async def test_a_plugin_data_dir_that_cannot_be_made_fails_the_connect_before_any_spawn(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    data_dir = blocker / "data"
+    config = dataclasses.replace(stdio_config("env_server.py"), plugin_data_dir=str(data_dir))
+    error, logs = await _spawn_failure(config)
+    assert str(error) == f'unable to prepare PLUGIN_DATA directory "{data_dir}": Not a directory'
+    assert logs == []
