@@ -23,7 +23,7 @@ from typing import Any
 from adapters.collation import UcaCollator
 from application.mcp_ports import ElicitationHandler, McpConnection, McpEvent
 from application.runtime import RuntimeServices, SessionConfig, SessionRuntime
-from domain.bundle_mcp import kept_data_dirs, merge_with_config
+from domain.bundle_mcp import BundleMcpResult, kept_data_dirs, merge_with_config
 from domain.content import AgentToolResult, project_call_result
 from domain.toolnames import AgentToolSpec, build_tools_from_catalog
 from domain.transport import HttpConfig, StdioConfig
@@ -158,15 +158,14 @@ class SessionMcpRuntime:
         environ: Mapping[str, str] | None = None,
         reserved_tool_names: tuple[str, ...] = (),
         oauth: Any = None,
-        bundle_servers: Mapping[str, Any] | None = None,
+        bundle: BundleMcpResult | None = None,
         tool_overrides: Mapping[str, Any] | None = None,
-        bundle_data_dirs: Mapping[str, str] | None = None,
     ) -> None:
-        """``bundle_servers``: plugin-bundle servers already loaded (``adapters.filesystem.bundle_mcp``);
-        ``tool_overrides``: the session's ``toolOverrides.mcpServers`` (name → ``True``/``False``). Either
-        one merges per spec client-runtime §10.8; without both, ``servers`` is used as before.
-        ``bundle_data_dirs``: the loader's ``PLUGIN_DATA`` directories; those of bundle servers still in the
-        merged map are created right before their server is spawned."""
+        """``bundle``: the plugin-bundle servers as ``adapters.filesystem.bundle_mcp.load_bundle_mcp`` read
+        them (each diagnostic is warned once, ``<plugin id>: <message>``); ``tool_overrides``: the session's
+        ``toolOverrides.mcpServers`` (name → ``True``/``False``). Either one merges per spec client-runtime
+        §10.8 (without both, ``servers`` is used as before); the ``PLUGIN_DATA`` directory of a bundle server
+        still in the merged map is created right before that server is spawned."""
         self._collator = UcaCollator()
         services = RuntimeServices(
             connector=TransportConnector(environ, oauth=oauth),
@@ -175,13 +174,17 @@ class SessionMcpRuntime:
             debug=debug or (lambda _text: None),
         )
         self._reserved = reserved_tool_names
+        bundle_servers = None if bundle is None else bundle.servers
+        if bundle is not None:
+            for plugin_id, message in bundle.diagnostics:
+                services.warn(f"{plugin_id}: {message}")  # printed as "[bundle-mcp] <text>" by the CLI
         self._runtime = SessionRuntime(
             SessionConfig(
                 session_id=session_id,
                 servers=_session_servers(servers, bundle_servers, tool_overrides),
-                plugin_data_dirs=kept_data_dirs(bundle_data_dirs, bundle_servers or {}, servers, tool_overrides)
-                if bundle_data_dirs
-                else None,
+                plugin_data_dirs=None
+                if bundle is None or not bundle.data_dirs
+                else kept_data_dirs(bundle.data_dirs, bundle.servers, servers, tool_overrides),
             ),
             services,
             collator=self._collator,

@@ -16,6 +16,7 @@ import pytest
 from adapters.filesystem.bundle_mcp import FilesystemBundleMcpLoader, load_bundle_mcp, read_json_object
 from domain.bundle_mcp import (
     AGENT_MCP_SCHEMA,
+    BundleMcpResult,
     BundlePlugin,
     absolutize_server,
     declared_mcp_paths,
@@ -628,7 +629,9 @@ async def test_filesystem_loader_reads_in_a_worker_thread(tmp_path: Path) -> Non
 def test_session_runtime_merges_bundle_servers_with_configured_ones_and_overrides() -> None:
     from entrypoints.runtime_api import SessionMcpRuntime
 
-    runtime = SessionMcpRuntime(_CONFIGURED, bundle_servers=_BUNDLE, tool_overrides={"wd": True, "own": False})
+    runtime = SessionMcpRuntime(
+        _CONFIGURED, bundle=BundleMcpResult(_BUNDLE, {}), tool_overrides={"wd": True, "own": False}
+    )
     assert list(runtime.session.config.servers) == ["shared", "wd", "http", "inline", "bonly"]
     plain = SessionMcpRuntime({"b": {"command": "b"}, "a": {"command": "a", "enabled": False}})
     assert list(plain.session.config.servers) == ["b"]
@@ -644,11 +647,14 @@ async def test_an_agent_plugins_data_dir_is_created_when_its_server_first_connec
     data_dir = tmp_path / "state" / "plugin-data" / "agent-d"
     bundle = {"agent": {"command": sys.executable, "args": [str(server_script)]}}
     replaced = {"other": {"command": sys.executable, "args": [str(server_script)]}}
-    runtime = SessionMcpRuntime(
-        replaced,
-        bundle_servers={**bundle, "other": {"command": "unused"}},
-        bundle_data_dirs={"agent": str(data_dir), "other": str(tmp_path / "never")},
+    warnings: list[str] = []
+    loaded = BundleMcpResult(
+        {**bundle, "other": {"command": "unused"}},
+        {"agent": str(data_dir), "other": str(tmp_path / "never")},
+        (("agent-d", 'invalid MCP server "x" in mcp.json: unsupported type: http'),),
     )
+    runtime = SessionMcpRuntime(replaced, bundle=loaded, warn=warnings.append)
+    assert warnings == ['agent-d: invalid MCP server "x" in mcp.json: unsupported type: http']
     assert runtime.session.config.plugin_data_dirs == {"agent": str(data_dir)}
     assert not data_dir.exists()
     with anyio.fail_after(20):
