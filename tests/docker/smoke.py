@@ -141,8 +141,16 @@ INITIALIZE_PARAMS: dict[str, Any] = {
 BASE_IMAGE = "openclaw-mcp-base:bookworm"
 IMAGE = "openclaw-mcp-smoke:local"
 CONTAINER_TIMEOUT_S = 900.0
-SMOKE_FILES = ("__init__.py", "gateway_harness.py", "seed_gateway.mjs", "smoke.py")
-"""What the image needs of tests/docker (the rest of the repository enters as the project wheel)."""
+SMOKE_FILES = (
+    "tests/__init__.py",
+    "tests/docker/__init__.py",
+    "tests/docker/gateway_harness.py",
+    "tests/docker/seed_gateway.mjs",
+    "tests/docker/smoke.py",
+    "tests/fixtures/__init__.py",
+    "tests/fixtures/ports.py",
+)
+"""What the image needs of tests/ (repository paths; the rest of the repository enters as the project wheel)."""
 
 
 # --- named checks --------------------------------------------------------------------------------------
@@ -1107,11 +1115,10 @@ def build_context() -> Iterator[Path]:
             raise RuntimeError(f"preparing the wheels failed:\n{(result.stdout + result.stderr)[-3000:]}")
         for duplicate in deps.glob("openclaw_mcp-*.whl"):
             duplicate.unlink()
-        target = context / "smoke" / "tests" / "docker"
-        target.mkdir(parents=True)
-        shutil.copy2(ROOT / "tests" / "__init__.py", context / "smoke" / "tests" / "__init__.py")
         for file in SMOKE_FILES:
-            shutil.copy2(HERE / file, target / file)
+            target = context / "smoke" / file
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / file, target)
         yield context
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -278,3 +279,28 @@ def test_all_checks_passing_end_with_ok_and_the_serve_command_is_ours_in_mode_on
         "--claude-channel-mode",
         "on",
     ]
+
+
+def test_the_files_copied_into_the_image_are_enough_to_import_the_driver(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+    import sys
+
+    from tests.docker.smoke import SMOKE_FILES
+
+    root = Path(__file__).resolve().parents[2]
+    for file in SMOKE_FILES:
+        target = tmp_path / file
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(root / file, target)
+    # The copied tree comes first on sys.path, so ``tests`` resolves there and nothing else of tests/ is found.
+    probe = subprocess.run(
+        [sys.executable, "-c", "import tests.docker.smoke, tests; print(tests.__file__)"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert probe.returncode == 0, probe.stderr
+    assert probe.stdout.strip() == str(tmp_path / "tests" / "__init__.py")
