@@ -11,6 +11,7 @@ from types import TracebackType
 import anyio
 import anyio.abc
 
+from application.held_task_group import HeldTaskGroup
 from application.mcp_ports import ElicitationHandler, McpCleanupError, McpConnection, McpEvent
 from domain.transport import HttpConfig, StdioConfig
 
@@ -52,7 +53,7 @@ class ConnectionContext:
         self._on_event = request.on_event
         self._log = request.log
         self._elicitation = request.elicitation
-        self._task_group: anyio.abc.TaskGroup | None = None
+        self._tasks = HeldTaskGroup()
         self._entered = False
         self._stop_requested = anyio.Event()
         self._cleanup_error: McpCleanupError | None = None
@@ -61,15 +62,13 @@ class ConnectionContext:
         if self._entered:
             raise RuntimeError(self._already_started_message)
         self._entered = True
-        task_group = anyio.create_task_group()
-        await task_group.__aenter__()
+        task_group = await self._tasks.open()
         try:
             connection: McpConnection = await task_group.start(self._run)
         except BaseException:
             self._request_stop()
-            await task_group.__aexit__(None, None, None)
+            await self._tasks.close(cancel=False)
             raise
-        self._task_group = task_group
         return connection
 
     async def __aexit__(
@@ -78,15 +77,11 @@ class ConnectionContext:
         exc_val: BaseException | None,
         exc_tb: TracebackType | None,
     ) -> None:
-        task_group, self._task_group = self._task_group, None
-        if task_group is None:
+        if self._tasks.group is None:
             return
         self._request_stop()
-        if self._shield_teardown:
-            # The group's own scope (a new scope would break LIFO exit).
-            task_group.cancel_scope.shield = True
-        # Not handed the caller's exception: that would cancel ``_run`` and force the teardown.
-        await task_group.__aexit__(None, None, None)
+        # Not cancelled and not handed the caller's exception: ``_run`` tears down by itself.
+        await self._tasks.close(cancel=False, shield=self._shield_teardown)
         if self._cleanup_error is not None and (exc_type is None or self._cleanup_error_replaces_body_error):
             raise self._cleanup_error
 

@@ -37,6 +37,7 @@ from application.gateway_ports import (
     GatewayTimeout,
     HelloInfo,
 )
+from application.held_task_group import HeldTaskGroup
 
 __all__ = ["BRIDGE_EVENTS", "Handler", "InMemoryGateway", "InMemoryGatewayConnection", "RecordedRequest", "hang"]
 
@@ -244,16 +245,14 @@ class InMemoryGateway:
 class _InMemoryConnectionContext:
     def __init__(self, connection: InMemoryGatewayConnection) -> None:
         self._connection = connection
-        self._task_group: anyio.abc.TaskGroup | None = None
+        self._tasks = HeldTaskGroup()
 
     async def __aenter__(self) -> InMemoryGatewayConnection:
-        if self._task_group is not None or self._connection._state == "stopped":
+        if self._tasks.group is not None or self._connection._state == "stopped":
             raise RuntimeError("gateway connection already started")
-        task_group = anyio.create_task_group()
-        await task_group.__aenter__()
+        task_group = await self._tasks.open()
         self._connection._gateway._connections.append(self._connection)
         task_group.start_soon(self._connection._supervise)
-        self._task_group = task_group
         return self._connection
 
     async def __aexit__(
@@ -262,12 +261,10 @@ class _InMemoryConnectionContext:
         exc_val: BaseException | None,
         exc_tb: TracebackType | None,
     ) -> None:
-        task_group, self._task_group = self._task_group, None
-        if task_group is None:
+        if self._tasks.group is None:
             return
         self._connection._stop()
-        task_group.cancel_scope.cancel()
-        await task_group.__aexit__(None, None, None)
+        await self._tasks.close()
 
 
 @dataclass(eq=False)

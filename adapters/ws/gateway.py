@@ -77,6 +77,7 @@ from application.gateway_ports import (
     GatewayTimeout,
     HelloInfo,
 )
+from application.held_task_group import HeldTaskGroup
 
 __all__ = ["BRIDGE_EVENTS", "TokenClearingStore", "WebsocketsGateway", "WebsocketsGatewayConnection"]
 
@@ -164,17 +165,15 @@ class _ConnectionContext:
 
     def __init__(self, connection: WebsocketsGatewayConnection) -> None:
         self._connection = connection
-        self._task_group: anyio.abc.TaskGroup | None = None
+        self._tasks = HeldTaskGroup()
         self._entered = False
 
     async def __aenter__(self) -> WebsocketsGatewayConnection:
         if self._entered:
             raise RuntimeError("gateway connection already started")
         self._entered = True
-        task_group = anyio.create_task_group()
-        await task_group.__aenter__()
+        task_group = await self._tasks.open()
         task_group.start_soon(self._connection._supervise)
-        self._task_group = task_group
         return self._connection
 
     async def __aexit__(
@@ -183,14 +182,11 @@ class _ConnectionContext:
         exc_val: BaseException | None,
         exc_tb: TracebackType | None,
     ) -> None:
-        task_group, self._task_group = self._task_group, None
-        if task_group is None:
+        if self._tasks.group is None:
             return
         self._connection._begin_stop()
-        task_group.cancel_scope.cancel()
-        # The group's own scope: shielded so a cancelled caller still gets the bounded socket close.
-        task_group.cancel_scope.shield = True
-        await task_group.__aexit__(None, None, None)
+        # Shielded so a cancelled caller still gets the bounded socket close.
+        await self._tasks.close(shield=True)
 
 
 @dataclass(eq=False)

@@ -17,6 +17,7 @@ from types import TracebackType
 import anyio
 import anyio.abc
 
+from application.held_task_group import HeldTaskGroup
 from application.ports import Collator
 from application.runtime.errors import LiveRuntimeLimitReached
 from application.runtime.server_runtime import RuntimeServices, TaskHost
@@ -70,7 +71,7 @@ class SessionRuntimeManager:
         self._sweep_interval_ms = sweep_interval_ms
         self._live_cap = live_cap
         self._host = TaskHost()
-        self._tg: anyio.abc.TaskGroup | None = None
+        self._tasks = HeldTaskGroup()
         self._runtimes: dict[str, SessionRuntime] = {}
         self._slots: dict[SessionRuntime, _Slot] = {}
         self._live: set[_Slot] = set()
@@ -79,9 +80,7 @@ class SessionRuntimeManager:
     # ------------------------------------------------------------------ lifecycle
 
     async def __aenter__(self) -> SessionRuntimeManager:
-        tg = anyio.create_task_group()
-        await tg.__aenter__()
-        self._tg = tg
+        tg = await self._tasks.open()
         self._host.attach(tg)
         if self._sweep_interval_ms > 0:
             tg.start_soon(self._sweep_loop)
@@ -97,13 +96,10 @@ class SessionRuntimeManager:
             with anyio.CancelScope(shield=True):
                 await self.dispose_all()
         finally:
-            tg, self._tg = self._tg, None
-            if tg is not None:
-                tg.cancel_scope.cancel()
-                try:
-                    await tg.__aexit__(None, None, None)
-                finally:
-                    self._host.attach(None)
+            try:
+                await self._tasks.close()
+            finally:
+                self._host.attach(None)
         return None
 
     # ------------------------------------------------------------------ queries

@@ -27,6 +27,7 @@ from typing import Any
 import anyio
 import anyio.abc
 
+from application.held_task_group import HeldTaskGroup
 from application.ports import Collator
 from application.runtime.errors import CleanupUnconfirmed, RuntimeDisposed, ServerNotConnected
 from application.runtime.server_runtime import (
@@ -204,7 +205,7 @@ class SessionRuntime:
         self._collator = collator
         self._owns_host = host is None
         self._host = host if host is not None else TaskHost()
-        self._tg_cm: anyio.abc.TaskGroup | None = None
+        self._tasks = HeldTaskGroup()
         self._fingerprint = config_fingerprint(config)
         parts: list[ServerRuntime] = []
         for name in config.server_names():
@@ -240,10 +241,7 @@ class SessionRuntime:
 
     async def __aenter__(self) -> SessionRuntime:
         if self._owns_host:
-            tg = anyio.create_task_group()
-            await tg.__aenter__()
-            self._tg_cm = tg
-            self._host.attach(tg)
+            self._host.attach(await self._tasks.open())
         return self
 
     async def __aexit__(
@@ -256,12 +254,9 @@ class SessionRuntime:
             with anyio.CancelScope(shield=True):
                 await self.dispose()
         finally:
-            tg = self._tg_cm
-            if tg is not None:
-                self._tg_cm = None
-                tg.cancel_scope.cancel()  # every task handles its own errors; stragglers are cut here
+            if self._tasks.group is not None:
                 try:
-                    await tg.__aexit__(None, None, None)
+                    await self._tasks.close()  # every task handles its own errors; stragglers are cut here
                 finally:
                     self._host.attach(None)
         return None
