@@ -16,8 +16,9 @@ from application.errors import (
     InvalidConfigError,
     WriteRejectedError,
 )
-from application.leases import MCP_LIFECYCLE_LEASE, LeaseStore
-from application.ports import Clock, ConfigEdit, ConfigStore, ServerRefs
+from application.ports.clock import Clock
+from application.ports.config import ConfigEdit, ConfigStore, ServerRefs
+from application.ports.leases import MCP_LIFECYCLE_LEASE, LeaseStore
 from domain.config_doc import (
     COMPAT_VERSION,
     clobber_verdict,
@@ -29,8 +30,8 @@ from domain.config_doc import (
 )
 from domain.config_load import ConfigAnalysis, analyze_config
 from domain.includes import IncludeError, resolve_includes
-from domain.jsjson import js_order
 from domain.validation import Issue, ValidatorThrew, validate_config
+from jscompat.jsjson import js_order
 
 __all__ = ["Committed", "ConfigService", "Warn"]
 

@@ -8,7 +8,8 @@ from typing import Any
 
 import anyio
 
-from application.ports import HostFiles, OAuthStatusReader
+from application.ports.host_files import HostFiles
+from application.ports.oauth import OAuthStatusReader
 from application.registry import TransportWarnings
 from domain.doctor import DoctorIssue, command_candidates, sensitive_value_warnings, server_report
 from domain.names import operator_store_key

@@ -2,12 +2,12 @@
 refresh under the cross-process lease, and recording an authorization-required challenge.
 
 Every step that reads and writes a credential store runs under that store's ``core:mcp-oauth`` lease
-(:data:`application.leases.MCP_OAUTH_LEASE`, injectable for tests). The OAuth network requests a lease
+(:data:`application.ports.leases.MCP_OAUTH_LEASE`, injectable for tests). The OAuth network requests a lease
 holder makes are cancelled when the lease is lost, and every write re-checks ownership (the store does).
 
 The orchestration in :func:`_Flow.auth` is the reference's use of the MCP SDK's ``auth()``: discovery
 (reusing the stored ``discoveryState``), client registration, then a code exchange, a refresh grant or a
-new PKCE authorization. The wire steps themselves are the :class:`~application.oauth_ports.OAuthProtocol`
+new PKCE authorization. The wire steps themselves are the :class:`~application.ports.oauth.OAuthProtocol`
 port (the MCP SDK's helpers in ``adapters.http.oauth``).
 """
 
@@ -23,16 +23,17 @@ from urllib.parse import parse_qs, urlsplit
 
 import anyio
 
-from application.leases import MCP_OAUTH_LEASE, Lease, LeasePolicy, LeaseStore
-from application.oauth_ports import (
+from application.ports.clock import Clock
+from application.ports.leases import MCP_OAUTH_LEASE, Lease, LeasePolicy, LeaseStore
+from application.ports.oauth import (
     DEFAULT_REDIRECT_URL,
     LOCALHOST_REDIRECT_URL,
+    OAuthCredentialStore,
     OAuthErrorResponse,
     OAuthFlowError,
     OAuthProtocol,
     OAuthServer,
 )
-from application.ports import Clock, OAuthCredentialStore
 from domain import oauth_store as mutations
 
 __all__ = [

@@ -11,7 +11,8 @@ from typing import Any
 
 from application.config_service import ConfigService, Warn
 from application.errors import CommandError
-from application.ports import Collator, OAuthCredentialStore, OAuthStatusReader
+from application.ports.collation import Collator
+from application.ports.oauth import OAuthCredentialStore, OAuthStatusReader
 from domain.canonical import canonicalize_server
 from domain.config_load import ConfigAnalysis
 from domain.flag_values import (
@@ -25,10 +26,10 @@ from domain.flag_values import (
     parse_ssl_verify,
     trimmed_or_none,
 )
-from domain.jsjson import js_string
 from domain.names import operator_store_key
 from domain.status import ServerAuthView, auth_status, auth_view, status_entry
 from domain.transport import HttpConfig, Resolution, resolve_transport
+from jscompat.jsjson import js_string
 
 __all__ = [
     "AddRequest",

@@ -17,7 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from domain.jsjson import js_ordered_keys, js_trim
+from jscompat.jsjson import js_ordered_keys
+from jscompat.text import js_trim
 
 __all__ = [
     "AGENT_MCP_JSON",

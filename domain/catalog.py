@@ -19,9 +19,9 @@ from typing import Any
 
 from domain.codex import codex_annotations
 from domain.filters import JS_WHITESPACE, ToolFilter, is_tool_allowed, js_trim
-from domain.jsjson import JsonValue, js_number, js_ordered_keys
 from domain.names import safe_name_sort_key
 from domain.redaction import redact_diagnostic, redact_sensitive_text
+from jscompat.jsjson import JsonValue, js_number, js_ordered_keys
 
 __all__ = [
     "CATALOG_VERSION",

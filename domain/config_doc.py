@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from domain.jsjson import js_dumps
+from jscompat.jsjson import js_dumps
 
 __all__ = [
     "COMPAT_VERSION",

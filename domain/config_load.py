@@ -9,9 +9,9 @@ from typing import Any
 
 from domain.config_doc import configured_servers, is_newer_version, is_sensitive_path, substitute_env
 from domain.includes import IncludeError, IncludeLoader, IncludeResolution, resolve_includes
-from domain.jsjson import js_dumps, js_order
-from domain.json5 import Json5Error, locate_value_line, parse_json5
 from domain.validation import Issue, ValidatorThrew, legacy_lines, validate_config
+from jscompat.jsjson import js_dumps, js_order
+from jscompat.json5 import Json5Error, locate_value_line, parse_json5
 
 __all__ = ["ConfigAnalysis", "IssueView", "analyze_config"]
 

@@ -3,7 +3,7 @@
 upstream: ``src/agents/mcp-content.ts`` (``mcpContentBlockToAgentContent``, ``projectMcpCallToolResult``,
 ``projectMcpGetPromptResult``) and ``src/agents/tool-search-json.ts`` (``toToolSearchJsonSafe``).
 
-Every JSON text given to the model is rendered with :func:`domain.jsjson.js_dumps` (JavaScript key order
+Every JSON text given to the model is rendered with :func:`jscompat.jsjson.js_dumps` (JavaScript key order
 and number formatting, §7.4, D3).
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain.jsjson import JsonValue, js_dumps, js_number
+from jscompat.jsjson import JsonValue, js_dumps, js_number
 
 __all__ = [
     "COMPLETED_WITHOUT_CONTENT",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from domain.jsjson import js_number
+from jscompat.jsjson import js_number
 
 __all__ = [
     "BLOCKED_EVERYWHERE",

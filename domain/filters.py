@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from domain.jsjson import JS_WHITESPACE, js_trim
+from jscompat.text import JS_WHITESPACE, js_trim
 
 __all__ = [
     "JS_WHITESPACE",

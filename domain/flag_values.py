@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from domain.jsonstrict import JsonSyntaxError, parse_json_strict
+from jscompat.jsonstrict import JsonSyntaxError, parse_json_strict
 
 __all__ = [
     "ValueProblem",

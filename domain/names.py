@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from domain.jsjson import js_trim
+from jscompat.text import js_trim
 
 __all__ = [
     "SERVER_PREFIX_MAX",

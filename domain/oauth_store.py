@@ -20,8 +20,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from domain.jsjson import JS_WHITESPACE, js_dumps, js_to_string, js_trim
-from domain.urls import parse_url
+from jscompat.jsjson import js_dumps, js_to_string
+from jscompat.text import JS_WHITESPACE, js_trim
+from jscompat.urls import parse_url
 
 __all__ = [
     "CLEARED_STORE",

@@ -30,7 +30,7 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from domain import urls as _u
+from jscompat import urls as _u
 
 __all__ = [
     "MASK",

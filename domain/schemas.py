@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from domain.jsjson import JsonValue, js_ordered_keys
+from jscompat.jsjson import JsonValue, js_ordered_keys
 
 __all__ = [
     "DRAFT_2020_12_SCHEMA",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from domain.jsjson import js_dumps
 from domain.transport import HttpConfig, Resolution
+from jscompat.jsjson import js_dumps
 
 __all__ = [
     "ServerAuthView",

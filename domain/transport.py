@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from domain.envpolicy import filter_env
-from domain.jsjson import js_number, js_trim
 from domain.redaction import redact_argv, redact_sensitive_url, redact_url_text, sanitize_for_log
-from domain.urls import parse_url
+from jscompat.jsjson import js_number
+from jscompat.text import js_trim
+from jscompat.urls import parse_url
 
 __all__ = [
     "DEFAULT_CONNECTION_TIMEOUT_MS",

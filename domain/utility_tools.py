@@ -17,7 +17,7 @@ from typing import Any, Literal
 from domain.catalog import ServerEntry
 from domain.content import AgentToolResult, project_prompt_result, to_json_safe
 from domain.filters import is_tool_allowed
-from domain.jsjson import JsonValue, js_dumps, js_ordered_keys
+from jscompat.jsjson import JsonValue, js_dumps, js_ordered_keys
 
 __all__ = [
     "APP_POLICY_PROJECTION_ERROR",

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from typing import Any, Final, TypeGuard
 
 from domain.canonical import is_known_type_alias
-from domain.jsjson import js_ordered_keys, js_string
-from domain.urls import Url, parse_url
+from jscompat.jsjson import js_ordered_keys, js_string
+from jscompat.urls import Url, parse_url
 
 __all__ = [
     "RESERVED_SERVER_NAME",

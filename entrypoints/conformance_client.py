@@ -42,7 +42,7 @@ import anyio
 import httpx2
 
 from adapters.collation import UcaCollator
-from application.mcp_ports import McpError
+from application.ports.mcp import McpError
 from application.runtime import McpRuntimeError, RuntimeServices, SessionConfig, SessionRuntime
 from domain.toolnames import build_tools_from_catalog
 from domain.transport import HttpConfig
@@ -208,8 +208,8 @@ class ConformanceOAuth:
             return
         from adapters.sqlite.leases import SqliteLeaseStore
         from adapters.sqlite.oauth_store import SqliteOAuthCredentialStore
-        from application.leases import MCP_OAUTH_LEASE
-        from application.oauth_ports import DEFAULT_REDIRECT_URL
+        from application.ports.leases import MCP_OAUTH_LEASE
+        from application.ports.oauth import DEFAULT_REDIRECT_URL
         from domain import oauth_store as mutations
 
         secret = self._context.get("client_secret")
@@ -231,7 +231,7 @@ class ConformanceOAuth:
     async def login(self) -> None:
         """``openclaw mcp login`` with the browser automated (at most :data:`MAX_LOGINS` per run)."""
         from application.oauth import LoginRedirect
-        from application.oauth_ports import OAuthFlowError
+        from application.ports.oauth import OAuthFlowError
 
         if self.logins >= MAX_LOGINS:
             raise McpError(f"authorization still refused after {MAX_LOGINS} logins")

@@ -20,10 +20,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from application.leases import MCP_OAUTH_LEASE, LeasePolicy, LeaseStore, SystemClock
+from application.leases import SystemClock
 from application.oauth import McpOAuth
-from application.oauth_ports import OAuthServer
-from application.ports import Clock, OAuthCredentialStore
+from application.ports.clock import Clock
+from application.ports.leases import MCP_OAUTH_LEASE, LeasePolicy, LeaseStore
+from application.ports.oauth import OAuthCredentialStore, OAuthServer
 from domain.names import operator_store_key
 from domain.transport import HttpConfig
 
@@ -130,7 +131,7 @@ def sqlite_oauth_connector_hook(db_path: str) -> Callable[[str, HttpConfig], Req
     def hook(name: str, config: HttpConfig) -> RequestAuth:
         if (config.oauth or {}).get("identity") == "per-requester":
             # Requester-scoped connections are made by the Gateway's connect flow, never with operator tokens.
-            from application.mcp_ports import McpError
+            from application.ports.mcp import McpError
 
             raise McpError(f'MCP server "{name}" uses per-requester OAuth and has no requester scope here.')
         if not holder:

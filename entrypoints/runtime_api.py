@@ -21,7 +21,7 @@ from types import TracebackType
 from typing import Any
 
 from adapters.collation import UcaCollator
-from application.mcp_ports import ElicitationHandler, McpConnection, McpEvent
+from application.ports.mcp import ElicitationHandler, McpConnection, McpEvent
 from application.runtime import RuntimeServices, SessionConfig, SessionRuntime
 from domain.bundle_mcp import BundleMcpResult, kept_data_dirs, merge_with_config
 from domain.content import AgentToolResult, project_call_result

@@ -149,6 +149,6 @@ _ASCII_WEIGHTS: dict[str, tuple[int, int, int]] = {
 }
 
 if TYPE_CHECKING:
-    from application.ports import Collator
+    from application.ports.collation import Collator
 
     _: Collator = UcaCollator()

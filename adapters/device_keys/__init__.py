@@ -7,7 +7,7 @@ import hashlib
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from application.gateway_ports import DeviceIdentity
+from application.ports.gateway import DeviceIdentity
 
 __all__ = ["generate_device_identity"]
 

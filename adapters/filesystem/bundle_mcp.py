@@ -10,7 +10,7 @@ hard links rejected), reporting a failure by its reason word:
 - ``io``: any other operating-system error.
 
 Files are read whole (no size limit), decoded as UTF-8 (invalid bytes become U+FFFD, a BOM is kept) and
-parsed with ``JSON.parse`` semantics (``domain.jsonstrict``).
+parsed with ``JSON.parse`` semantics (``jscompat.jsonstrict``).
 """
 
 from __future__ import annotations
@@ -21,9 +21,7 @@ import os
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
-
-import anyio.to_thread
+from typing import Any, Literal
 
 from domain.bundle_mcp import (
     AGENT_MCP_JSON,
@@ -40,13 +38,10 @@ from domain.bundle_mcp import (
     merge_plugin_configs,
     plugin_data_dir,
 )
-from domain.jsjson import js_ordered_keys
-from domain.jsonstrict import JsonSyntaxError, parse_json_strict
+from jscompat.jsjson import js_ordered_keys
+from jscompat.jsonstrict import JsonSyntaxError, parse_json_strict
 
-if TYPE_CHECKING:
-    from application.bundle_ports import BundleMcpLoader
-
-__all__ = ["FilesystemBundleMcpLoader", "JsonRead", "load_bundle_mcp", "load_plugin_mcp", "read_json_object"]
+__all__ = ["JsonRead", "load_bundle_mcp", "load_plugin_mcp", "read_json_object"]
 
 _MISSING = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP})
 
@@ -184,19 +179,3 @@ def load_bundle_mcp(plugins: Sequence[BundlePlugin], *, state_dir: str) -> Bundl
     servers = {name: merged.servers[name] for name in js_ordered_keys(merged.servers)}
     data_dirs = {name: d for name, d in merged.data_dirs.items() if d is not None}
     return BundleMcpResult(servers, data_dirs, tuple(diagnostics))
-
-
-class FilesystemBundleMcpLoader:
-    """:class:`BundleMcpLoader` over the local filesystem; ``state_dir`` holds ``plugin-data/``."""
-
-    def __init__(self, state_dir: str) -> None:
-        self._state_dir = state_dir
-
-    async def load(self, plugins: Sequence[BundlePlugin]) -> BundleMcpResult:
-        """Read in a worker thread (file reads block)."""
-        snapshot = tuple(plugins)
-        return await anyio.to_thread.run_sync(lambda: load_bundle_mcp(snapshot, state_dir=self._state_dir))
-
-
-if TYPE_CHECKING:
-    _loader: BundleMcpLoader = FilesystemBundleMcpLoader("/")

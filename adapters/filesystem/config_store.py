@@ -34,7 +34,7 @@ import anyio
 from adapters.filesystem._lock import LockPolicy, SidecarLock, acquire_sidecar_lock, pid_definitely_dead
 from adapters.filesystem.includes import FileIncludeLoader
 from application.errors import ConfigStoreError
-from application.ports import ConfigEdit, ConfigFile, ConfigStore
+from application.ports.config import ConfigEdit, ConfigFile, ConfigStore
 
 __all__ = ["FileConfigStore"]
 

@@ -184,7 +184,7 @@ class FileIncludeLoader:
 
     def load(self, include_path: str, resolved_path: str) -> Any:
         text = self._read(include_path, resolved_path)
-        from domain.json5 import Json5Error, parse_json5
+        from jscompat.json5 import Json5Error, parse_json5
 
         try:
             return parse_json5(text)

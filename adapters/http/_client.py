@@ -43,7 +43,7 @@ from adapters.http._errors import (
     fetch_error,
     post_status_error,
 )
-from application.mcp_ports import McpError, McpSessionExpired
+from application.ports.mcp import McpError, McpSessionExpired
 
 __all__ = [
     "MAX_REDIRECTS",

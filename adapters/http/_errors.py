@@ -22,7 +22,7 @@ from typing import Final
 import httpx2
 
 from adapters.mcp_sdk.errors import DiagnosticCause
-from application.mcp_ports import McpError, McpSessionExpired
+from application.ports.mcp import McpError, McpSessionExpired
 
 __all__ = [
     "FETCH_FAILED",

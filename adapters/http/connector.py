@@ -64,7 +64,7 @@ from adapters.mcp_sdk.errors import (
     connect_timeout_error,
 )
 from adapters.mcp_sdk.session import CONNECT_TIMEOUT_DISPOSE_CAP_MS, SdkMcpConnection
-from application.mcp_ports import (
+from application.ports.mcp import (
     ElicitationHandler,
     McpCleanupError,
     McpConnectError,
@@ -469,6 +469,6 @@ class HttpMcpConnector(SdkMcpConnector):
 
 
 if TYPE_CHECKING:
-    from application.mcp_ports import McpConnector
+    from application.ports.mcp import McpConnector
 
     _connector: McpConnector = HttpMcpConnector()

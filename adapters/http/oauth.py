@@ -36,7 +36,7 @@ from mcp.shared.auth_utils import check_resource_allowed, resource_url_from_serv
 from pydantic import ValidationError
 
 from adapters.http._errors import fetch_error
-from application.oauth_ports import AuthorizationStart, OAuthErrorResponse, OAuthFlowError
+from application.ports.oauth import AuthorizationStart, OAuthErrorResponse, OAuthFlowError
 from domain.oauth_store import OAUTH_METADATA_SCHEMA, OPENID_METADATA_SCHEMA, RESOURCE_METADATA_SCHEMA, TOKENS_SCHEMA
 
 __all__ = ["DISCOVERY_PROTOCOL_VERSION", "HttpOAuthProtocol"]
@@ -167,7 +167,7 @@ def _select_client_auth_method(client: Mapping[str, Any], supported: list[str]) 
 
 
 class HttpOAuthProtocol:
-    """:class:`~application.oauth_ports.OAuthProtocol` for one server: ``server_url`` (its origin gets
+    """:class:`~application.ports.oauth.OAuthProtocol` for one server: ``server_url`` (its origin gets
     ``headers`` and ``ssl_context``), ``timeout_s`` per request. Use as an async context manager (it owns
     the HTTP connection pool)."""
 
@@ -416,7 +416,7 @@ class HttpOAuthProtocol:
 
 
 def _conforms() -> None:  # pragma: no cover - static check only
-    from application.oauth_ports import OAuthProtocol
+    from application.ports.oauth import OAuthProtocol
 
     _protocol: OAuthProtocol = HttpOAuthProtocol("http://127.0.0.1")
     del _protocol

@@ -20,9 +20,9 @@ from mcp.client.auth.utils import extract_field_from_www_auth
 
 from adapters.http.oauth import HttpOAuthProtocol
 from application.errors import ApplicationError
-from application.mcp_ports import McpError
 from application.oauth import McpOAuth
-from application.oauth_ports import OAuthServer
+from application.ports.mcp import McpError
+from application.ports.oauth import OAuthServer
 
 __all__ = ["Challenge", "OAuthRequestAuth", "parse_challenge"]
 

@@ -12,7 +12,7 @@ import anyio
 import anyio.abc
 
 from application.held_task_group import HeldTaskGroup
-from application.mcp_ports import ElicitationHandler, McpCleanupError, McpConnection, McpEvent
+from application.ports.mcp import ElicitationHandler, McpCleanupError, McpConnection, McpEvent
 from domain.transport import HttpConfig, StdioConfig
 
 __all__ = ["ConnectRequest", "ConnectionContext", "SdkMcpConnector"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from application.mcp_ports import McpConnectError, McpError, McpTimeout
+from application.ports.mcp import McpConnectError, McpError, McpTimeout
 
 __all__ = [
     "CALLER_CANCEL_REASON",

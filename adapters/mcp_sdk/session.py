@@ -44,7 +44,7 @@ from adapters.mcp_sdk.errors import (
     TIMEOUT_CANCEL_REASON,
     as_connect_error,
 )
-from application.mcp_ports import (
+from application.ports.mcp import (
     ConnectionClosed,
     ElicitationHandler,
     ListChanged,

@@ -15,7 +15,7 @@ import anyio
 
 from adapters.memory.includes import InMemoryIncludeLoader
 from application.errors import ConfigStoreError
-from application.ports import ConfigEdit, ConfigFile, ConfigStore
+from application.ports.config import ConfigEdit, ConfigFile, ConfigStore
 
 __all__ = ["InMemoryConfigStore"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from adapters.device_keys import generate_device_identity
-from application.gateway_ports import DeviceIdentity
+from application.ports.gateway import DeviceIdentity
 
 __all__ = ["InMemoryDeviceIdentityStore"]
 
@@ -53,7 +53,7 @@ class InMemoryDeviceIdentityStore:
 
 
 if TYPE_CHECKING:
-    from application.gateway_ports import DeviceIdentityStore
+    from application.ports.gateway import DeviceIdentityStore
 
     def _conforms(store: InMemoryDeviceIdentityStore) -> DeviceIdentityStore:
         return store

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.abc
 
-from application.gateway_ports import (
+from application.held_task_group import HeldTaskGroup
+from application.ports.gateway import (
     MISSING,
     ConnectionState,
     DeviceIdentity,
@@ -37,7 +38,6 @@ from application.gateway_ports import (
     GatewayTimeout,
     HelloInfo,
 )
-from application.held_task_group import HeldTaskGroup
 
 __all__ = ["BRIDGE_EVENTS", "Handler", "InMemoryGateway", "InMemoryGatewayConnection", "RecordedRequest", "hang"]
 
@@ -468,7 +468,7 @@ def _address(url: str) -> str:
 
 
 if TYPE_CHECKING:
-    from application.gateway_ports import Gateway, GatewayConnection
+    from application.ports.gateway import Gateway, GatewayConnection
 
     def _conforms(gateway: InMemoryGateway, connection: InMemoryGatewayConnection) -> tuple[Gateway, GatewayConnection]:
         return gateway, connection

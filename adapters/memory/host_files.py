@@ -29,6 +29,6 @@ class InMemoryHostFiles:
 
 
 if TYPE_CHECKING:
-    from application.ports import HostFiles
+    from application.ports.host_files import HostFiles
 
     _: HostFiles = InMemoryHostFiles()

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from domain.includes import IncludeError
-from domain.json5 import Json5Error, parse_json5
+from jscompat.json5 import Json5Error, parse_json5
 
 __all__ = ["InMemoryIncludeLoader"]
 

@@ -13,14 +13,9 @@ from typing import TYPE_CHECKING
 import anyio
 import anyio.lowlevel
 
-from application.leases import (
-    LeaseGranted,
-    LeaseHolder,
-    LeaseIdentity,
-    SystemClock,
-    TableLeaseStore,
-)
-from application.ports import Clock
+from application.leases import SystemClock, TableLeaseStore
+from application.ports.clock import Clock
+from application.ports.leases import LeaseGranted, LeaseHolder, LeaseIdentity
 
 __all__ = ["InMemoryLeaseRows", "InMemoryLeaseStore", "InMemoryLeaseTable", "LeaseRow"]
 
@@ -45,7 +40,7 @@ class InMemoryLeaseRows:
 
 
 class InMemoryLeaseTable:
-    """The :class:`~application.leases.LeaseTable` over :class:`InMemoryLeaseRows`; each step is atomic
+    """The :class:`~application.ports.leases.LeaseTable` over :class:`InMemoryLeaseRows`; each step is atomic
     (no await inside it) and takes ``now`` from ``clock``."""
 
     def __init__(self, rows: InMemoryLeaseRows, *, clock: Clock | None = None) -> None:
@@ -96,7 +91,7 @@ class InMemoryLeaseTable:
 
 
 class InMemoryLeaseStore(TableLeaseStore):
-    """:class:`~application.leases.LeaseStore` over process-local rows (a fresh table unless ``rows`` is
+    """:class:`~application.ports.leases.LeaseStore` over process-local rows (a fresh table unless ``rows`` is
     shared). ``clock`` gives wall-clock epoch ms, ``rng`` the back-off jitter fraction in ``[0, 1)``."""
 
     def __init__(
@@ -111,7 +106,7 @@ class InMemoryLeaseStore(TableLeaseStore):
 
 
 if TYPE_CHECKING:
-    from application.leases import LeaseStore, LeaseTable
+    from application.ports.leases import LeaseStore, LeaseTable
 
     _store: LeaseStore = InMemoryLeaseStore()
     _table: LeaseTable = InMemoryLeaseTable(InMemoryLeaseRows())

@@ -22,7 +22,7 @@ from mcp.shared.message import SessionMessage
 from adapters.mcp_sdk.context import ConnectionContext, ConnectRequest, SdkMcpConnector
 from adapters.mcp_sdk.errors import CONNECTION_CLOSED_MESSAGE, connect_timeout_error
 from adapters.mcp_sdk.session import CONNECT_TIMEOUT_DISPOSE_CAP_MS, SdkMcpConnection
-from application.mcp_ports import ElicitationHandler, McpConnectError, McpConnection, McpConnector, McpError
+from application.ports.mcp import ElicitationHandler, McpConnectError, McpConnection, McpConnector, McpError
 
 if TYPE_CHECKING:
     from mcp.client._transport import ReadStream, WriteStream

@@ -23,8 +23,9 @@ import anyio.lowlevel
 
 from adapters.memory.leases import InMemoryLeaseStore
 from application.errors import OAuthStoreError
-from application.leases import MCP_OAUTH_LEASE, Lease, LeaseLost, SystemClock
-from application.ports import Clock
+from application.leases import SystemClock
+from application.ports.clock import Clock
+from application.ports.leases import MCP_OAUTH_LEASE, Lease, LeaseLost
 from domain.oauth_store import (
     PENDING_TTL_MS,
     StoreRowInvalid,
@@ -49,7 +50,7 @@ class PendingAuthorization:
 
 
 class InMemoryOAuthStore:
-    """:class:`~application.ports.OAuthStatusReader` and :class:`~application.ports.OAuthCredentialStore`
+    """:class:`~application.ports.oauth.OAuthStatusReader` and :class:`~application.ports.oauth.OAuthCredentialStore`
     over process-local dicts. ``clock`` gives the wall-clock epoch ms of ``updated_at``, ``create_time`` and
     the ownership and TTL checks; share it with ``leases`` in tests."""
 
@@ -197,7 +198,7 @@ InMemoryOAuthStatusReader = InMemoryOAuthStore
 
 
 if TYPE_CHECKING:
-    from application.ports import OAuthCredentialStore, OAuthStatusReader
+    from application.ports.oauth import OAuthCredentialStore, OAuthStatusReader
 
     _: OAuthStatusReader = InMemoryOAuthStore()
     __: OAuthCredentialStore = InMemoryOAuthStore()

@@ -19,6 +19,6 @@ class InMemoryServerRefs:
 
 
 if TYPE_CHECKING:
-    from application.ports import ServerRefs
+    from application.ports.config import ServerRefs
 
     _: ServerRefs = InMemoryServerRefs()

@@ -24,9 +24,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from adapters.device_keys import generate_device_identity
 from adapters.sqlite._db import BUSY_TIMEOUT_MS, ensure_state_db
-from application.gateway_ports import DeviceIdentity, GatewayError
 from application.leases import SystemClock
-from application.ports import Clock
+from application.ports.clock import Clock
+from application.ports.gateway import DeviceIdentity, GatewayError
 
 __all__ = [
     "DEVICE_AUTH_TOKENS_SCHEMA",
@@ -239,7 +239,7 @@ class SqliteDeviceIdentityStore:
 
 
 if TYPE_CHECKING:
-    from application.gateway_ports import DeviceIdentityStore
+    from application.ports.gateway import DeviceIdentityStore
 
     def _conforms(store: SqliteDeviceIdentityStore) -> DeviceIdentityStore:
         return store

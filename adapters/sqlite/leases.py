@@ -15,16 +15,9 @@ from typing import TYPE_CHECKING, TypeVar
 import anyio
 
 from adapters.sqlite._db import BUSY_TIMEOUT_MS, STATE_LEASES_SCHEMA, StateDbWriter, is_busy_error
-from application.leases import (
-    LeaseGranted,
-    LeaseHolder,
-    LeaseIdentity,
-    LeaseLost,
-    LeaseStorageFailure,
-    SystemClock,
-    TableLeaseStore,
-)
-from application.ports import Clock
+from application.leases import SystemClock, TableLeaseStore
+from application.ports.clock import Clock
+from application.ports.leases import LeaseGranted, LeaseHolder, LeaseIdentity, LeaseLost, LeaseStorageFailure
 
 __all__ = ["SqliteLeaseStore", "SqliteLeaseTable", "require_lease_owned"]
 
@@ -46,7 +39,7 @@ def require_lease_owned(conn: sqlite3.Connection, lease: LeaseIdentity, now_ms: 
 
 
 class SqliteLeaseTable:
-    """The :class:`~application.leases.LeaseTable` of the state database at ``db_path``."""
+    """The :class:`~application.ports.leases.LeaseTable` of the state database at ``db_path``."""
 
     def __init__(
         self, db_path: str | os.PathLike[str], *, clock: Clock | None = None, busy_timeout_ms: int = BUSY_TIMEOUT_MS
@@ -137,7 +130,7 @@ class SqliteLeaseTable:
 
 
 class SqliteLeaseStore(TableLeaseStore):
-    """:class:`~application.leases.LeaseStore` over the state database at ``db_path`` (shared with other
+    """:class:`~application.ports.leases.LeaseStore` over the state database at ``db_path`` (shared with other
     processes, the reference included). ``clock`` gives wall-clock epoch ms for the rows, ``rng`` the
     back-off jitter fraction in ``[0, 1)``; ``busy_timeout_ms`` stays 5 000 outside tests."""
 
@@ -154,7 +147,7 @@ class SqliteLeaseStore(TableLeaseStore):
 
 
 if TYPE_CHECKING:
-    from application.leases import LeaseStore, LeaseTable
+    from application.ports.leases import LeaseStore, LeaseTable
 
     _store: LeaseStore = SqliteLeaseStore("")
     _table: LeaseTable = SqliteLeaseTable("")

@@ -59,6 +59,6 @@ class SqliteOAuthStatusReader:
 
 
 if TYPE_CHECKING:
-    from application.ports import OAuthStatusReader
+    from application.ports.oauth import OAuthStatusReader
 
     _: OAuthStatusReader = SqliteOAuthStatusReader("")

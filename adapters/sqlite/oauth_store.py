@@ -30,8 +30,9 @@ from adapters.sqlite._db import (
 )
 from adapters.sqlite.leases import require_lease_owned
 from application.errors import OAuthStoreError
-from application.leases import MCP_OAUTH_LEASE, Lease, LeaseIdentity, LeaseStore, SystemClock
-from application.ports import Clock
+from application.leases import SystemClock
+from application.ports.clock import Clock
+from application.ports.leases import MCP_OAUTH_LEASE, Lease, LeaseIdentity, LeaseStore
 from domain.oauth_store import (
     CLEARED_STORE,
     PENDING_TTL_MS,
@@ -75,7 +76,7 @@ def _select_store(conn: sqlite3.Connection, store_key: str) -> dict[str, Any]:
 
 
 class SqliteOAuthCredentialStore:
-    """:class:`~application.ports.OAuthCredentialStore` over the state database at ``db_path`` (shared with
+    """:class:`~application.ports.oauth.OAuthCredentialStore` over the state database at ``db_path`` (shared with
     other processes, the reference included). ``leases`` acquires the lease :meth:`clear` takes itself;
     ``clock`` gives the wall-clock epoch ms of ``updated_at``, ``create_time`` and the ownership and TTL
     checks (the system clock unless a test injects one)."""
@@ -272,7 +273,7 @@ class SqliteOAuthCredentialStore:
 
 
 if TYPE_CHECKING:
-    from application.ports import OAuthCredentialStore
+    from application.ports.oauth import OAuthCredentialStore
 
     def _conforms(store: SqliteOAuthCredentialStore) -> OAuthCredentialStore:
         return store

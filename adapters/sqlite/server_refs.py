@@ -31,6 +31,6 @@ class SqliteServerRefs:
 
 
 if TYPE_CHECKING:
-    from application.ports import ServerRefs
+    from application.ports.config import ServerRefs
 
     _: ServerRefs = SqliteServerRefs("")

@@ -28,7 +28,7 @@ from adapters.mcp_sdk.session import CONNECT_TIMEOUT_DISPOSE_CAP_MS, SdkMcpConne
 from adapters.stdio._framing import LineFramer, ReadBufferOverflow, encode_message
 from adapters.stdio.process import ProcessGroupSurvived, StdioProcess, oom_adjust_enabled
 from adapters.stdio.stderr import StderrLineLogger
-from application.mcp_ports import (
+from application.ports.mcp import (
     ElicitationHandler,
     McpCleanupError,
     McpConnectError,

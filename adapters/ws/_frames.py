@@ -9,8 +9,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from application.gateway_ports import MISSING, GatewayRequestError
-from domain.jsjson import js_trim
+from application.ports.gateway import MISSING, GatewayRequestError
+from jscompat.text import js_trim
 
 __all__ = [
     "MAX_PAYLOAD_BYTES",

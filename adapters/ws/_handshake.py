@@ -16,8 +16,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from adapters.ws._frames import as_non_negative_integer, read_detail_code
-from application.gateway_ports import DeviceIdentity, GatewayRequestError, GatewaySettings, HelloInfo
-from domain.jsjson import js_trim
+from application.ports.gateway import DeviceIdentity, GatewayRequestError, GatewaySettings, HelloInfo
+from jscompat.text import js_trim
 
 __all__ = [
     "CONNECT_TIMEOUT_MS",

@@ -63,7 +63,8 @@ from adapters.ws._handshake import (
     should_retry_with_device_token,
     startup_retry_after_ms,
 )
-from application.gateway_ports import (
+from application.held_task_group import HeldTaskGroup
+from application.ports.gateway import (
     ConnectionState,
     DeviceIdentity,
     DeviceIdentityStore,
@@ -77,7 +78,6 @@ from application.gateway_ports import (
     GatewayTimeout,
     HelloInfo,
 )
-from application.held_task_group import HeldTaskGroup
 
 __all__ = ["BRIDGE_EVENTS", "TokenClearingStore", "WebsocketsGateway", "WebsocketsGatewayConnection"]
 
@@ -905,7 +905,7 @@ class WebsocketsGatewayConnection:
 
 
 if TYPE_CHECKING:
-    from application.gateway_ports import Gateway, GatewayConnection
+    from application.ports.gateway import Gateway, GatewayConnection
 
     def _conforms(
         gateway: WebsocketsGateway, connection: WebsocketsGatewayConnection

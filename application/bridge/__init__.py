@@ -3,7 +3,7 @@ queue's waiters, approvals, the Claude channel notifications, and the Gateway ta
 
 * :mod:`application.bridge.service` — :class:`~application.bridge.service.ChannelBridge`;
 * :mod:`application.bridge.target` — Gateway URL and credential resolution (§3.4, §3.5);
-* :mod:`application.bridge.ports` — :class:`~application.bridge.ports.McpNotifier`;
+* :mod:`application.ports.bridge` — :class:`~application.ports.bridge.McpNotifier`;
 * :mod:`application.bridge.errors` — the bridge's error types.
 """
 

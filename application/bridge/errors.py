@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from application.errors import ApplicationError
-from application.gateway_ports import GatewayError
+from application.ports.gateway import GatewayError
 
 __all__ = ["GatewayClientNotReady", "GatewayTargetError", "NotificationError", "ToolError"]
 

@@ -40,10 +40,10 @@ import anyio
 import anyio.abc
 
 from application.bridge.errors import GatewayClientNotReady, NotificationError, ToolError
-from application.bridge.ports import LineWriter, McpNotifier, SettingsResolver
 from application.errors import ApplicationError
-from application.gateway_ports import MISSING, Gateway, GatewayConnection, GatewayError, GatewayEvent
-from application.ports import Clock
+from application.ports.bridge import LineWriter, McpNotifier, SettingsResolver
+from application.ports.clock import Clock
+from application.ports.gateway import MISSING, Gateway, GatewayConnection, GatewayError, GatewayEvent
 from domain.bridge.approvals import (
     PENDING_SWEEP_INTERVAL_MS,
     ApprovalKind,

@@ -25,9 +25,10 @@ from typing import Any, Final
 
 from application.bridge.errors import GatewayTargetError
 from domain.bridge.conversations import opt_str
-from domain.jsjson import js_number, js_trim
 from domain.redaction import redact_sensitive_url
-from domain.urls import parse_url
+from jscompat.jsjson import js_number
+from jscompat.text import js_trim
+from jscompat.urls import parse_url
 
 __all__ = [
     "DEFAULT_GATEWAY_PORT",

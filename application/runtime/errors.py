@@ -1,6 +1,6 @@
 """Errors the MCP session runtime raises itself (spec client-runtime §4.5, §4.9–§4.13, §4.15).
 
-Errors a connection reports (``McpRequestError``, ``McpTimeout``, …) come from :mod:`application.mcp_ports`
+Errors a connection reports (``McpRequestError``, ``McpTimeout``, …) come from :mod:`application.ports.mcp`
 and pass through the runtime unchanged, except the two rewraps the spec asks for: a connect timeout becomes
 :class:`ConnectTimedOut` and a request that outlives its local timer becomes :class:`LocalRequestTimeout`.
 Every ``str(exc)`` is the exact reference text.
@@ -9,7 +9,7 @@ Every ``str(exc)`` is the exact reference text.
 from __future__ import annotations
 
 from application.errors import ApplicationError
-from application.mcp_ports import McpTimeout
+from application.ports.mcp import McpTimeout
 
 __all__ = [
     "CleanupUnconfirmed",

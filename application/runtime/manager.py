@@ -18,7 +18,7 @@ import anyio
 import anyio.abc
 
 from application.held_task_group import HeldTaskGroup
-from application.ports import Collator
+from application.ports.collation import Collator
 from application.runtime.errors import LiveRuntimeLimitReached
 from application.runtime.server_runtime import RuntimeServices, TaskHost
 from application.runtime.session_runtime import SessionConfig, SessionRuntime, config_fingerprint

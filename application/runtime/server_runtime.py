@@ -27,7 +27,8 @@ from typing import Any, Generic, Literal, TypeVar
 import anyio
 import anyio.abc
 
-from application.mcp_ports import (
+from application.ports.clock import Clock
+from application.ports.mcp import (
     ConnectionClosed,
     ListChanged,
     McpConnection,
@@ -36,7 +37,6 @@ from application.mcp_ports import (
     McpSessionExpired,
     McpTimeout,
 )
-from application.ports import Clock
 from application.runtime.errors import (
     CleanupUnconfirmed,
     ConnectTimedOut,
@@ -71,9 +71,9 @@ from domain.catalog import (
 )
 from domain.codex import codex_approval_mode
 from domain.filters import js_trim, normalize_filter
-from domain.jsjson import js_number
 from domain.redaction import sanitize_for_log
 from domain.transport import HttpConfig, StdioConfig, TransportWarning, resolve_transport
+from jscompat.jsjson import js_number
 
 __all__ = [
     "CATALOG_FAILURE_RETRY_MS",

@@ -28,7 +28,7 @@ import anyio
 import anyio.abc
 
 from application.held_task_group import HeldTaskGroup
-from application.ports import Collator
+from application.ports.collation import Collator
 from application.runtime.errors import CleanupUnconfirmed, RuntimeDisposed, ServerNotConnected
 from application.runtime.server_runtime import (
     FailureBackoff,
@@ -40,8 +40,8 @@ from application.runtime.server_runtime import (
 )
 from domain.catalog import Catalog, merge_catalogs
 from domain.filters import server_denied_by_tool_policy, session_deny_set
-from domain.jsjson import js_ordered_keys
 from domain.names import assign_safe_server_names
+from jscompat.jsjson import js_ordered_keys
 
 __all__ = [
     "CATALOG_CONCURRENCY",

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from domain.bridge.conversations import opt_str
-from domain.jsjson import JsonValue
+from jscompat.jsjson import JsonValue
 
 __all__ = [
     "APPROVAL_DECISIONS",

@@ -20,8 +20,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeGuard
 
-from domain.jsjson import JS_WHITESPACE, JsonValue, js_trim
-from domain.jsjson import js_to_string as _js_to_string
+from jscompat.jsjson import JsonValue
+from jscompat.jsjson import js_to_string as _js_to_string
+from jscompat.text import JS_WHITESPACE, js_trim
 
 __all__ = [
     "ABSENT",

@@ -21,7 +21,7 @@ from domain.bridge.conversations import (
     opt_str,
     to_conversation,
 )
-from domain.jsjson import JsonValue
+from jscompat.jsjson import JsonValue
 
 __all__ = [
     "APPROVAL_EVENT_TYPES",

@@ -13,7 +13,7 @@ from typing import Any
 from domain.bridge.approvals import PendingApproval
 from domain.bridge.conversations import ABSENT, Conversation, extract_attachments, js_to_string
 from domain.bridge.events import PollResult, WaitOutcome
-from domain.jsjson import JsonValue, js_dumps
+from jscompat.jsjson import JsonValue, js_dumps
 
 __all__ = [
     "ToolResult",

@@ -6,8 +6,8 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
-from domain.jsjson import js_dumps
 from domain.redaction import redact_text_line
+from jscompat.jsjson import js_dumps
 
 __all__ = ["Console"]
 

@@ -26,12 +26,12 @@ from typing import Any, TextIO
 
 import anyio
 
-from application.bridge.ports import LineWriter
 from application.bridge.service import ChannelBridge
 from application.bridge.target import resolve_gateway_target
 from application.errors import ApplicationError, InvalidConfigError
-from application.gateway_ports import Gateway, GatewayConnection, GatewayEvent, GatewaySettings
-from application.ports import Clock
+from application.ports.bridge import LineWriter
+from application.ports.clock import Clock
+from application.ports.gateway import Gateway, GatewayConnection, GatewayEvent, GatewaySettings
 from domain.bridge.channel import ClaudeChannelMode, InvalidClaudeChannelMode, parse_claude_channel_mode
 from domain.redaction import redact_text_line
 from entrypoints.serve.errors import SHUTDOWN_FAILED_MESSAGE, failure_line

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Final
 
 from application.errors import ApplicationError
-from domain.jsjson import js_trim
+from jscompat.text import js_trim
 
 __all__ = [
     "SHUTDOWN_FAILED_MESSAGE",

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Final, TypeGuard
 
-from domain.jsjson import js_dumps
+from jscompat.jsjson import js_dumps
 
 __all__ = [
     "INTERNAL_ERROR",

@@ -16,8 +16,8 @@ from typing import Final
 
 from adapters.filesystem.paths import resolve_home
 from domain.bridge.conversations import opt_str
-from domain.jsjson import js_trim
 from entrypoints.serve.errors import CodedError
+from jscompat.text import js_trim
 
 __all__ = [
     "SECRET_FILE_MAX_BYTES",

@@ -274,7 +274,7 @@ def _require_string(params: Mapping[str, Any] | None, key: str, *, optional: boo
 
 class McpStdioServer:
     """One MCP session over a byte source/sink; tools are served by a :class:`ChannelBridge` bound with
-    :meth:`bind`. Also the bridge's :class:`~application.bridge.ports.McpNotifier`."""
+    :meth:`bind`. Also the bridge's :class:`~application.ports.bridge.McpNotifier`."""
 
     def __init__(
         self,
@@ -444,7 +444,7 @@ class McpStdioServer:
                 raise TransportClosed(_write_error_text(exc)) from exc
 
     async def notify(self, method: str, params: dict[str, Any]) -> None:
-        """:class:`~application.bridge.ports.McpNotifier`: one ``{"method", "params", "jsonrpc"}`` line."""
+        """:class:`~application.ports.bridge.McpNotifier`: one ``{"method", "params", "jsonrpc"}`` line."""
         try:
             await self._send(notification_message(method, params))
         except TransportClosed as exc:

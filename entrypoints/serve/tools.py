@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from domain.bridge.conversations import js_to_string
-from domain.jsjson import js_trim
+from jscompat.text import js_trim
 
 __all__ = [
     "MAX_SAFE_INTEGER",

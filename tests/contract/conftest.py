@@ -15,7 +15,7 @@ import pytest
 
 from adapters.filesystem import FileConfigStore
 from adapters.memory import InMemoryConfigStore
-from application.ports import ConfigStore
+from application.ports.config import ConfigStore
 
 # --- ConfigStore ---------------------------------------------------------------------------------------
 

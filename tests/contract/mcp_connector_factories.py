@@ -25,7 +25,7 @@ from mcp.server import Server
 
 from adapters.memory.mcp_connector import InMemoryMcpConnector
 from adapters.stdio import StdioMcpConnector
-from application.mcp_ports import McpConnector
+from application.ports.mcp import McpConnector
 from domain.transport import HttpConfig, StdioConfig
 from tests.contract.mcp_http_factories import FACTORIES as HTTP_FACTORIES
 from tests.fixtures.mcp_servers.contract_server import build_server

@@ -1,6 +1,6 @@
 """ConfigStore contract: must pass for every implementation.
 
-Observable behaviour through the port only (``application.ports.ConfigStore`` / ``ConfigEdit``): reads of
+Observable behaviour through the port only (``application.ports.config.ConfigStore`` / ``ConfigEdit``): reads of
 a missing file, read-after-write, the edit's view of the file, serialised edits with no lost update,
 release of the write lock on error and cancellation, and ``save_rejected``.
 """
@@ -13,7 +13,7 @@ import anyio
 import pytest
 
 from application.errors import ConfigStoreError
-from application.ports import ConfigFile
+from application.ports.config import ConfigFile
 from tests.contract.conftest import ConfigStoreFactory
 
 pytestmark = pytest.mark.asyncio

@@ -37,7 +37,7 @@ from adapters.memory.device_identity import InMemoryDeviceIdentityStore
 from adapters.memory.gateway import InMemoryGateway, hang
 from adapters.sqlite.device_identity import SqliteDeviceIdentityStore
 from adapters.ws import WebsocketsGateway
-from application.gateway_ports import (
+from application.ports.gateway import (
     MISSING,
     DeviceIdentityStore,
     Gateway,

@@ -19,8 +19,8 @@ import pytest
 from adapters.memory.leases import InMemoryLeaseRows, InMemoryLeaseStore
 from adapters.sqlite.leases import SqliteLeaseStore
 from application.errors import ApplicationError
-from application.leases import Lease, LeaseAborted, LeaseError, LeaseHeld, LeaseLost, LeaseStore
-from application.ports import Clock
+from application.ports.clock import Clock
+from application.ports.leases import Lease, LeaseAborted, LeaseError, LeaseHeld, LeaseLost, LeaseStore
 
 pytestmark = pytest.mark.asyncio
 

@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 import pytest
 
-from application.mcp_ports import (
+from application.ports.mcp import (
     ConnectionClosed,
     ListChanged,
     McpConnectError,

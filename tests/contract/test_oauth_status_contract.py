@@ -15,7 +15,7 @@ import pytest
 from adapters.memory.oauth_status import InMemoryOAuthStatusReader
 from adapters.sqlite import SqliteOAuthStatusReader
 from application.errors import OAuthStoreError
-from application.ports import OAuthStatusReader
+from application.ports.oauth import OAuthStatusReader
 
 pytestmark = pytest.mark.asyncio
 

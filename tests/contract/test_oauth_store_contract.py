@@ -25,10 +25,10 @@ from adapters.memory.oauth_status import InMemoryOAuthStore
 from adapters.sqlite.leases import SqliteLeaseStore
 from adapters.sqlite.oauth_store import SqliteOAuthCredentialStore
 from application.errors import OAuthStoreError
-from application.leases import MCP_LIFECYCLE_LEASE, MCP_OAUTH_LEASE, Lease, LeaseLost, LeaseStore
-from application.ports import OAuthCredentialStore
-from domain.jsjson import js_dumps
+from application.ports.leases import MCP_LIFECYCLE_LEASE, MCP_OAUTH_LEASE, Lease, LeaseLost, LeaseStore
+from application.ports.oauth import OAuthCredentialStore
 from domain.oauth_store import authorization_challenge, complete_authorization, set_tokens
+from jscompat.jsjson import js_dumps
 
 pytestmark = pytest.mark.asyncio
 

@@ -56,7 +56,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 
 from adapters.memory.device_identity import InMemoryDeviceIdentityStore
 from adapters.ws import WebsocketsGateway
-from application.gateway_ports import DeviceIdentity, GatewayConnection, GatewayEvent, GatewaySettings
+from application.ports.gateway import DeviceIdentity, GatewayConnection, GatewayEvent, GatewaySettings
 from tests.fixtures.ports import free_port
 
 __all__ = [

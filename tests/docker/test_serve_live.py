@@ -20,7 +20,7 @@ from typing import Any
 import anyio
 import pytest
 
-from application.gateway_ports import GatewayEvent
+from application.ports.gateway import GatewayEvent
 from tests.docker.gateway_harness import (
     EXEC_APPROVAL_REQUEST,
     SEEDED_MEDIA,

@@ -23,9 +23,9 @@ import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from adapters.memory.gateway import InMemoryGateway
-from application.gateway_ports import GatewayRequestError
-from domain.jsjson import js_dumps
+from application.ports.gateway import GatewayRequestError
 from entrypoints.serve.cli import run_serve
+from jscompat.jsjson import js_dumps
 
 ORACLE = Path(__file__).resolve().parents[2].parent / "shared" / "oracle" / "serve"
 

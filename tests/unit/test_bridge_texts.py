@@ -27,7 +27,7 @@ from domain.bridge.texts import (
     structured_summary,
     summary,
 )
-from domain.jsjson import js_dumps
+from jscompat.jsjson import js_dumps
 
 
 def test_empty_lists_render_like_the_reference() -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 import pytest
 
-from adapters.filesystem.bundle_mcp import FilesystemBundleMcpLoader, load_bundle_mcp, read_json_object
+from adapters.filesystem.bundle_mcp import load_bundle_mcp, read_json_object
 from domain.bundle_mcp import (
     AGENT_MCP_SCHEMA,
     BundleMcpResult,
@@ -616,14 +616,6 @@ def test_invalid_manifest_json_stops_the_plugin(tmp_path: Path) -> None:
 def test_read_json_object_reports_a_missing_file_as_path(tmp_path: Path) -> None:
     read = read_json_object(str(tmp_path), "nope.json")
     assert (read.status, read.reason) == ("open", "path")
-
-
-@pytest.mark.asyncio
-async def test_filesystem_loader_reads_in_a_worker_thread(tmp_path: Path) -> None:
-    plugins = _spec_example_tree(tmp_path)
-    with anyio.fail_after(5):
-        result = await FilesystemBundleMcpLoader(str(tmp_path / "s")).load(plugins)
-    assert list(result.servers) == ["fromdot", "shared", "wd", "http", "inline", "bonly"]
 
 
 def test_session_runtime_merges_bundle_servers_with_configured_ones_and_overrides() -> None:

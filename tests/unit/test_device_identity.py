@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from adapters.memory.device_identity import InMemoryDeviceIdentityStore
 from adapters.sqlite.device_identity import SqliteDeviceIdentityStore, normalize_device_auth_scopes
-from application.gateway_ports import DeviceIdentityStore, GatewayError
+from application.ports.gateway import DeviceIdentityStore, GatewayError
 
 pytestmark = pytest.mark.asyncio
 

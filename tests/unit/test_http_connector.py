@@ -22,7 +22,7 @@ import pytest
 
 from adapters.http import HttpMcpConnector
 from adapters.http._client import HttpClientOptions, create_http_client
-from application.mcp_ports import (
+from application.ports.mcp import (
     ConnectionClosed,
     McpCleanupError,
     McpConnectError,

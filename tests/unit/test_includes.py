@@ -20,7 +20,7 @@ from domain.includes import (
     has_include_directive,
     resolve_includes,
 )
-from domain.jsjson import js_dumps, js_order
+from jscompat.jsjson import js_dumps, js_order
 
 CFG = "/cfg/openclaw.json"
 

@@ -8,7 +8,7 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 
 from adapters.memory.mcp_connector import InMemoryMcpConnector
-from application.mcp_ports import ConnectionClosed, McpConnectError, McpEvent
+from application.ports.mcp import ConnectionClosed, McpConnectError, McpEvent
 from domain.transport import StdioConfig
 
 pytestmark = pytest.mark.asyncio

@@ -18,9 +18,9 @@ from adapters.http import HttpMcpConnector
 from adapters.http.oauth import HttpOAuthProtocol
 from adapters.memory.leases import InMemoryLeaseStore
 from adapters.memory.oauth_status import InMemoryOAuthStore
-from application.mcp_ports import McpError
 from application.oauth import LoginAuthorized, LoginRedirect, McpOAuth, OAuthAuthorizationRequired
-from application.oauth_ports import OAuthFlowError, OAuthServer
+from application.ports.mcp import McpError
+from application.ports.oauth import OAuthFlowError, OAuthServer
 from domain.transport import HttpConfig
 from entrypoints.oauth import oauth_server, request_auth
 from tests.fixtures.http_servers import LoopbackServer

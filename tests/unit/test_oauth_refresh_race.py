@@ -21,9 +21,9 @@ import pytest
 from anyio.streams.text import TextReceiveStream
 
 from adapters.http.oauth import HttpOAuthProtocol
-from application.leases import LeasePolicy
 from application.oauth import LoginRedirect, McpOAuth
-from application.oauth_ports import OAuthServer
+from application.ports.leases import LeasePolicy
+from application.ports.oauth import OAuthServer
 from entrypoints.oauth import oauth_server, sqlite_mcp_oauth
 from tests.fixtures.oauth_server import OAuthAuthority
 from tests.fixtures.oauth_server import oauth_server as serve_authority

@@ -16,7 +16,7 @@ from adapters.sqlite import SqliteOAuthStatusReader
 from adapters.sqlite.leases import SqliteLeaseStore
 from adapters.sqlite.oauth_store import SqliteOAuthCredentialStore
 from application.errors import OAuthStoreError
-from application.leases import LeaseHeld, LeaseLost
+from application.ports.leases import LeaseHeld, LeaseLost
 from domain.oauth_store import set_tokens
 
 pytestmark = pytest.mark.asyncio

@@ -280,7 +280,7 @@ async def test_a_direct_edit_marks_a_lifecycle_managed_server_independent() -> N
 
 async def test_a_write_waits_for_the_servers_lifecycle_lease() -> None:
     from adapters.memory.leases import InMemoryLeaseRows, InMemoryLeaseStore
-    from application.leases import MCP_LIFECYCLE_LEASE as P
+    from application.ports.leases import MCP_LIFECYCLE_LEASE as P
 
     rows = InMemoryLeaseRows()
     h = Harness({"mcp": {"servers": {"docs": {"command": "x"}}}})

@@ -8,7 +8,7 @@ from typing import Any
 import anyio
 import pytest
 
-from application.mcp_ports import ListChanged, McpConnectError, McpRequestError
+from application.ports.mcp import ListChanged, McpConnectError, McpRequestError
 from application.runtime import RuntimeTuning
 from tests.unit.test_runtime_fakes import (
     FakeClock,

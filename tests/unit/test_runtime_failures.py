@@ -8,7 +8,7 @@ from typing import Any
 import anyio
 import pytest
 
-from application.mcp_ports import McpRequestError, McpSessionExpired
+from application.ports.mcp import McpRequestError, McpSessionExpired
 from application.runtime import (
     LocalRequestTimeout,
     ServerNotConnected,

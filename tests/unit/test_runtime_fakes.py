@@ -17,13 +17,7 @@ import anyio
 import pytest
 
 from adapters.collation import UcaCollator
-from application.mcp_ports import (
-    ConnectionClosed,
-    McpConnector,
-    McpError,
-    McpEvent,
-    McpTimeout,
-)
+from application.ports.mcp import ConnectionClosed, McpConnector, McpError, McpEvent, McpTimeout
 from application.runtime import RuntimeServices, RuntimeTuning, SessionConfig, SessionRuntime
 from domain.transport import HttpConfig, StdioConfig
 

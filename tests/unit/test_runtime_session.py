@@ -12,7 +12,7 @@ import pytest
 
 from adapters.collation import UcaCollator
 from adapters.memory.mcp_connector import InMemoryMcpConnector
-from application.mcp_ports import McpCleanupError, McpRequestError
+from application.ports.mcp import McpCleanupError, McpRequestError
 from application.runtime import (
     CleanupUnconfirmed,
     LocalRequestTimeout,

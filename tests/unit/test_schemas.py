@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from domain.jsjson import js_dumps
 from domain.schemas import (
     DRAFT_2020_12_SCHEMA,
     CallResultViolation,
@@ -25,6 +24,7 @@ from domain.schemas import (
     normalize_output_schema,
     normalize_tool_parameters,
 )
+from jscompat.jsjson import js_dumps
 
 
 def _pairs(table: str) -> list[tuple[str, str]]:

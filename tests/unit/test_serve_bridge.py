@@ -16,7 +16,7 @@ import pytest
 from adapters.memory.gateway import InMemoryGateway
 from application.bridge.errors import GatewayClientNotReady, NotificationError
 from application.bridge.service import ChannelBridge
-from application.gateway_ports import GatewayNotConnected, GatewayRequestError, GatewaySettings
+from application.ports.gateway import GatewayNotConnected, GatewayRequestError, GatewaySettings
 from tests.unit.serve_fakes import ORACLE, SEEDED_ROW, encoded, seeded_gateway, serve_session
 
 pytestmark = pytest.mark.asyncio

@@ -22,15 +22,8 @@ from adapters.sqlite._db import (
     ensure_state_db,
 )
 from adapters.sqlite.leases import SqliteLeaseStore, require_lease_owned
-from application.leases import (
-    MCP_LIFECYCLE_LEASE,
-    MCP_OAUTH_LEASE,
-    LeaseHeld,
-    LeaseLost,
-    LeaseUnavailable,
-    heartbeat_interval_ms,
-    retry_backoff_ms,
-)
+from application.leases import heartbeat_interval_ms, retry_backoff_ms
+from application.ports.leases import MCP_LIFECYCLE_LEASE, MCP_OAUTH_LEASE, LeaseHeld, LeaseLost, LeaseUnavailable
 
 pytestmark = pytest.mark.asyncio
 

@@ -22,7 +22,7 @@ from adapters.stdio._framing import LineFramer, ReadBufferOverflow
 from adapters.stdio.connector import child_environment
 from adapters.stdio.process import group_alive, oom_adjust_enabled
 from adapters.stdio.stderr import StderrLineLogger, utf8_suffix
-from application.mcp_ports import (
+from application.ports.mcp import (
     ConnectionClosed,
     ListChanged,
     McpCleanupError,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.urls import (
+from jscompat.urls import (
     Url,
     decode_uri_component,
     encode_uri_component,

@@ -44,7 +44,7 @@ from adapters.ws._handshake import (
     should_pause_reconnect,
     startup_retry_after_ms,
 )
-from application.gateway_ports import (
+from application.ports.gateway import (
     MISSING,
     DeviceIdentity,
     GatewayClosed,

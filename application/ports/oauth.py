@@ -1,23 +1,29 @@
-"""Ports and values of the MCP OAuth flow (spec cli-registry §7.8, §7.9): which server, and the OAuth wire
-protocol (discovery, dynamic registration, PKCE authorization URL, token requests) the use cases in
-:mod:`application.oauth` drive. The protocol adapter (``adapters.http.oauth``) builds on the MCP SDK."""
+"""OAuth ports (spec cli-registry §7): the credential store, the status reader of ``status``/``doctor``, and the OAuth
+wire protocol (discovery, dynamic registration, PKCE authorization URL, token requests) that the use cases in
+:mod:`application.oauth` drive. The protocol adapter (``adapters.http.oauth``) builds on the MCP SDK.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from application.errors import ApplicationError
+from application.ports.leases import Lease
 
 __all__ = [
     "DEFAULT_REDIRECT_URL",
     "LOCALHOST_REDIRECT_URL",
     "AuthorizationStart",
+    "OAuthCredentialStore",
     "OAuthErrorResponse",
     "OAuthFlowError",
     "OAuthProtocol",
     "OAuthServer",
+    "OAuthStatusReader",
 ]
+
 
 DEFAULT_REDIRECT_URL = "http://127.0.0.1:8989/oauth/callback"
 """The provider's redirect URI when neither ``oauth.redirectUrl`` nor a stored one exists."""
@@ -142,4 +148,89 @@ class OAuthProtocol(Protocol):
     ) -> dict[str, Any]:
         """The ``refresh_token`` grant; returns the token response (the old refresh token kept when the
         server sends none)."""
+        ...
+
+
+class OAuthStatusReader(Protocol):
+    """Read-only view of the MCP OAuth credential store, for status reporting. Takes no lease, never
+    creates the store: a missing database or table reads as empty."""
+
+    async def read_store(self, store_key: str) -> dict[str, object] | None:
+        """The store object of ``store_key`` (``None`` when there is no row).
+
+        Raises ``OAuthStoreError("MCP OAuth store <key> is invalid: <detail>")`` for a corrupt row.
+        """
+        ...
+
+    async def count_principals(self, prefix: str) -> int:
+        """How many stores whose key starts with ``prefix`` hold tokens (connected principals)."""
+        ...
+
+
+class OAuthCredentialStore(Protocol):
+    """The MCP OAuth credential store (spec cli-registry §7.2–§7.7, §7.10): one JSON object per store key,
+    plus pending authorizations keyed by OAuth ``state``.
+
+    Every write runs in one write transaction under the caller's ``core:mcp-oauth`` lease of that store key
+    (``MCP_OAUTH_LEASE`` held with :class:`application.ports.leases.LeaseStore`): the lease ownership is checked at
+    the start of the transaction and again just before commit; a lost lease rolls back and raises
+    ``LeaseLost``. A lease for another scope or key is refused with
+    ``OAuthStoreError("MCP OAuth mutation requires its exact store lease")``. Reads take no lease and never
+    create the store. Storage failures and corrupt rows raise ``OAuthStoreError``
+    (``MCP OAuth store <key> is invalid: <detail>`` for a row that fails §7.4 validation).
+    """
+
+    async def read(self, store_key: str) -> dict[str, Any]:
+        """The validated store object of ``store_key``; ``{}`` when there is no row (or no database)."""
+        ...
+
+    async def update(
+        self, lease: Lease, store_key: str, change: Callable[[dict[str, Any]], dict[str, Any] | None]
+    ) -> dict[str, Any]:
+        """Read-modify-write in one transaction: ``change`` gets a copy of the current store (``{}`` when
+        absent) and returns the new store, or ``None`` for "no change" (nothing is written). The new store is
+        validated as a read would, then upserted as ``(store_key, 1, compact JSON, now)``. Returns the store
+        as it is after the call. ``change`` is pure (see ``domain.oauth_store`` mutations); an exception it
+        raises rolls back and propagates unchanged. The lease is checked even when nothing changes (a lost
+        lease raises ``LeaseLost``); an invalid new store raises ``OAuthStoreError("MCP OAuth store <key> is
+        invalid: <detail>")`` and nothing is written."""
+        ...
+
+    async def clear(self, store_key: str) -> None:
+        """Log out: the store becomes ``{"credentialState": "cleared"}`` (the row is kept) and its pending
+        authorizations are deleted, in one transaction under the ``core:mcp-oauth`` lease of ``store_key``,
+        which this method acquires itself.
+
+        Raises ``OAuthStoreError`` when the store cannot be written and the lease errors
+        (``LeaseHeld`` after the 30 s wait, ``LeaseUnavailable``, ``LeaseLost``) as they are.
+        """
+        ...
+
+    async def keys_with_prefix(self, prefix: str) -> list[str]:
+        """Store keys starting with ``prefix``, in key order (read-only; ``[]`` without a database)."""
+        ...
+
+    async def write_pending(self, lease: Lease, store_key: str, state: str) -> None:
+        """Record a pending authorization: delete every store's rows older than the 10-minute TTL and this
+        store's rows, then insert ``(state, store_key, now)`` (§7.7). A ``state`` still pending for another
+        store raises ``OAuthStoreError``."""
+        ...
+
+    async def consume_pending(self, lease: Lease, store_key: str, state: str) -> bool:
+        """Delete this store's unexpired row for ``state``; true iff one was deleted (an expired row is left
+        for the next :meth:`write_pending` to purge)."""
+        ...
+
+    async def read_pending(self, state: str) -> str | None:
+        """The store key of the unexpired pending row for ``state`` (read-only, no lease)."""
+        ...
+
+    async def delete_pending(self, lease: Lease, store_key: str) -> None:
+        """Delete this store's pending rows."""
+        ...
+
+    async def delete_pending_prefix(self, prefix: str) -> None:
+        """Delete the pending rows of every store whose key matches ``LIKE '<prefix>%'`` as the reference does
+        it (ASCII case-insensitive; ``_`` and ``%`` in ``prefix`` are wildcards). No lease; never creates the
+        database."""
         ...

@@ -1,6 +1,6 @@
 """What the bridge needs from the MCP side (spec serve-bridge §8.2, §8.4, §11.1).
 
-The Gateway side is :mod:`application.gateway_ports`; the wall clock is :class:`application.ports.Clock`.
+The Gateway side is :mod:`application.ports.gateway`; the wall clock is :class:`application.ports.clock.Clock`.
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
-from application.gateway_ports import GatewaySettings
+from application.ports.gateway import GatewaySettings
 
 __all__ = ["LineWriter", "McpNotifier", "SettingsResolver"]
 

@@ -21,7 +21,6 @@ from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
-    "JS_WHITESPACE",
     "JsonValue",
     "is_array_index",
     "js_dumps",
@@ -30,23 +29,9 @@ __all__ = [
     "js_ordered_keys",
     "js_string",
     "js_to_string",
-    "js_trim",
 ]
 
 JsonValue = Any
-
-# JavaScript ``String.prototype.trim`` whitespace: WhiteSpace (incl. U+FEFF and category Zs) and
-# LineTerminator. Python's ``str.strip()`` differs (it strips U+001C–U+001F and U+0085, keeps U+FEFF).
-JS_WHITESPACE = (
-    "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
-
-
-def js_trim(text: str) -> str:
-    """``text.trim()`` as JavaScript does it."""
-    return text.strip(JS_WHITESPACE)
-
 
 _MAX_INDEX = 4294967294
 
