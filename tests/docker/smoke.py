@@ -719,8 +719,9 @@ class Smoke:
         expect("result" in answer, f"the pending events_wait answered {brief(answer)}")
         result = answer["result"]
         expect(not result.get("isError"), f"the pending events_wait failed: {tool_text(result)!r}")
-        woken = (result.get("structuredContent") or {}).get("event")
-        expect(woken is not None, f"the pending events_wait was not woken by chat.send: {tool_text(result)!r}")
+        woken: dict[str, Any] | None = (result.get("structuredContent") or {}).get("event")
+        if woken is None:
+            raise CheckFailed(f"the pending events_wait was not woken by chat.send: {tool_text(result)!r}")
         event = woken if matches(woken) else await self.events_wait_until(matches, after=woken["cursor"])
         cursor = verify_user_event(event, text)
         expect(event["raw"].get("senderIsOwner") is True, f"the owner's turn lacks senderIsOwner: {brief(event)}")
