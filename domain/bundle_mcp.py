@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from jscompat.jsjson import js_ordered_keys
-from jscompat.text import js_trim
+from jscompat.text import js_trim, to_well_formed
+from jscompat.undefined import UNDEFINED
 
 __all__ = [
     "AGENT_MCP_JSON",
@@ -342,7 +343,7 @@ def encode_plugin_install_dir_name(plugin_id: str) -> str:
     if not safe or safe in (".", ".."):
         safe = "skill"
     if safe != trimmed or len(safe) > 60:
-        data = trimmed.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace").encode("utf-8")
+        data = to_well_formed(trimmed).encode("utf-8")
         digest = hashlib.sha256(data).hexdigest()[:10]
         return f"@{safe[:50]}-{digest}"
     return f"@{safe}"
@@ -387,16 +388,16 @@ def _validate_agent_server(raw: Any, root: str, data_dir: str) -> dict[str, Any]
             return "stdio configuration contains unknown fields"
         if not _valid_agent_command(raw.get("command"), root):
             return "stdio command must be a bare name or ./-relative path"
-        args = raw.get("args", _ABSENT)
-        if args is not _ABSENT and not (isinstance(args, list) and all(isinstance(a, str) for a in args)):
+        args = raw.get("args", UNDEFINED)
+        if args is not UNDEFINED and not (isinstance(args, list) and all(isinstance(a, str) for a in args)):
             return "stdio args must be an array of strings"
-        env = raw.get("env", _ABSENT)
-        if env is not _ABSENT and not _is_string_map(env):
+        env = raw.get("env", UNDEFINED)
+        if env is not UNDEFINED and not _is_string_map(env):
             return "stdio env must contain only string values"
         if isinstance(env, dict) and ("PLUGIN_ROOT" in env or "PLUGIN_DATA" in env):
             return "stdio env must not define PLUGIN_ROOT or PLUGIN_DATA"
-        cwd = raw.get("cwd", _ABSENT)
-        if cwd is not _ABSENT and not _valid_agent_cwd(cwd, root, data_dir):
+        cwd = raw.get("cwd", UNDEFINED)
+        if cwd is not UNDEFINED and not _valid_agent_cwd(cwd, root, data_dir):
             return "stdio cwd must remain within PLUGIN_ROOT or PLUGIN_DATA"
     elif kind in ("streamable-http", "sse"):
         if not set(raw) <= _AGENT_HTTP_KEYS:
@@ -404,17 +405,14 @@ def _validate_agent_server(raw: Any, root: str, data_dir: str) -> dict[str, Any]
         url = raw.get("url")
         if not isinstance(url, str) or not url:
             return f"{kind} url must be a non-empty string"
-        headers = raw.get("headers", _ABSENT)
-        if headers is not _ABSENT and not _is_string_map(headers):
+        headers = raw.get("headers", UNDEFINED)
+        if headers is not UNDEFINED and not _is_string_map(headers):
             return f"{kind} headers must contain only string values"
     else:
         return f"unsupported type: {kind}"
     server = {key: raw[key] for key in js_ordered_keys(raw) if key != "type"}
     server["transport"] = kind
     return server
-
-
-_ABSENT: Final = object()
 
 
 def parse_agent_mcp_json(doc: Any, *, root: str, data_dir: str) -> tuple[dict[str, Any], list[str]]:
@@ -532,7 +530,7 @@ def merge_plugin_configs(configs: Iterable[PluginMcpConfig]) -> PluginMcpConfig:
 
 def _override(overrides: Mapping[str, Any] | None, name: str) -> Any:
     if overrides is None or name not in overrides:
-        return _ABSENT
+        return UNDEFINED
     return overrides[name]
 
 

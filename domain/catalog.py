@@ -18,10 +18,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from domain.codex import codex_annotations
-from domain.filters import JS_WHITESPACE, ToolFilter, is_tool_allowed, js_trim
+from domain.filters import ToolFilter, is_tool_allowed
 from domain.names import safe_name_sort_key
 from domain.redaction import redact_diagnostic, redact_sensitive_text
-from jscompat.jsjson import JsonValue, js_number, js_ordered_keys
+from jscompat.jsjson import JsonValue, js_number, js_ordered_keys, js_truthy
+from jscompat.text import JS_WHITESPACE, js_trim, utf16_key, utf16_len, utf16_truncate
 
 __all__ = [
     "CATALOG_VERSION",
@@ -293,17 +294,9 @@ def validate_list_tools_result(page: object) -> None:
 # ---------------------------------------------------------------------------------------------------
 
 
-def _js_truthy(value: object) -> bool:
-    if value is None or value is False:
-        return False
-    if isinstance(value, int | float | str):
-        return bool(value) and value == value  # NaN is falsy
-    return True
-
-
 def _summary(capabilities: Mapping[str, Any], key: str) -> CapabilitySummary | None:
     value = capabilities.get(key)
-    if not _js_truthy(value):
+    if not js_truthy(value):
         return None
     return CapabilitySummary(list_changed=isinstance(value, dict) and value.get("listChanged") is True)
 
@@ -394,10 +387,6 @@ def ui_visibility(meta: object) -> tuple[str, ...] | None:
     return tuple(sorted({entry for entry in visibility if entry in ("app", "model")}))
 
 
-def _utf16_key(text: str) -> bytes:
-    return text.encode("utf-16-be", "surrogatepass")
-
-
 def build_server_catalog(
     *,
     server_name: str,
@@ -427,7 +416,7 @@ def build_server_catalog(
         prompts=capabilities.prompts,
         tools=tools_capability,
         tool_filter=tool_filter,
-        denied_tool_names=tuple(sorted(denied_tool_names, key=_utf16_key)),
+        denied_tool_names=tuple(sorted(denied_tool_names, key=utf16_key)),
         codex_approval_mode=codex_approval_mode,
     )
     fallback = f'Provided by bundle MCP server "{server_name}" ({launch_summary}).'
@@ -582,15 +571,6 @@ _INSTRUCTION = re.compile(
 _SYSTEM_PROMPT = re.compile(f"system{_WS_CLASS}+prompt", re.ASCII | re.IGNORECASE)
 
 
-def _utf16_truncate(text: str, limit: int) -> str:
-    units = 0
-    for index, char in enumerate(text):
-        units += 2 if ord(char) > 0xFFFF else 1
-        if units > limit:
-            return text[:index]
-    return text
-
-
 def sanitize_metadata_text(value: object) -> str | None:
     """A tool description as the model may see it (§4.16); ``None`` for non-strings and blank strings.
 
@@ -604,6 +584,6 @@ def sanitize_metadata_text(value: object) -> str | None:
         return None
     text = _INSTRUCTION.sub("[redacted MCP metadata instruction]", text)
     text = _SYSTEM_PROMPT.sub("system prompt", text)
-    if len(text.encode("utf-16-le", "surrogatepass")) // 2 > MCP_METADATA_TEXT_LIMIT:
-        return _utf16_truncate(text, MCP_METADATA_TEXT_LIMIT) + "..."
+    if utf16_len(text) > MCP_METADATA_TEXT_LIMIT:
+        return utf16_truncate(text, MCP_METADATA_TEXT_LIMIT) + "..."
     return text

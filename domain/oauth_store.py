@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from jscompat.jsjson import js_dumps, js_to_string
-from jscompat.text import JS_WHITESPACE, js_trim
+from jscompat.text import js_trim
 from jscompat.urls import parse_url
 
 __all__ = [
@@ -99,7 +99,7 @@ _RADIX = re.compile(r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
 
 def _string_to_number(text: str) -> float:
     """ECMAScript ``StringToNumber`` (``Number("…")``); NaN where JavaScript gives NaN."""
-    text = text.strip(JS_WHITESPACE)
+    text = js_trim(text)
     if not text:
         return 0.0
     if text in ("Infinity", "+Infinity"):

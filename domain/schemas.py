@@ -20,9 +20,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
-from jscompat.jsjson import JsonValue, js_ordered_keys
+from jscompat.jsjson import JsonValue, js_ordered_keys, js_truthy
+from jscompat.text import JS_LINE_TERMINATORS
+from jscompat.undefined import UNDEFINED
 
 __all__ = [
     "DRAFT_2020_12_SCHEMA",
@@ -40,12 +42,6 @@ __all__ = [
 DRAFT_2020_12_SCHEMA = "https://json-schema.org/draft/2020-12/schema"
 
 
-class _Missing:
-    """JavaScript ``undefined`` (a resolved JSON pointer may legitimately be ``null``)."""
-
-
-_MISSING: Final = _Missing()
-
 _MAP_KEYS = frozenset({"$defs", "definitions", "dependentSchemas", "patternProperties", "properties"})
 _OBJECT_KEYS = frozenset({"additionalProperties", "contains", "else", "if", "items", "not", "propertyNames", "then"})
 _ARRAY_KEYS = frozenset({"allOf", "anyOf", "items", "oneOf", "prefixItems"})
@@ -56,15 +52,6 @@ _META_KEYS = ("title", "description", "default")
 
 def _ordered(obj: Mapping[str, Any]) -> dict[str, Any]:
     return {key: obj[key] for key in js_ordered_keys(obj)}
-
-
-def _truthy(value: object) -> bool:
-    """JavaScript truthiness of JSON data."""
-    if value is None or value is False:
-        return False
-    if isinstance(value, int | float | str):
-        return bool(value) and value == value
-    return True
 
 
 def _copy_meta(source: Mapping[str, Any], target: dict[str, Any]) -> None:
@@ -78,7 +65,7 @@ def _copy_meta(source: Mapping[str, Any], target: dict[str, Any]) -> None:
 # ---------------------------------------------------------------------------------------------------
 
 _Defs = tuple[dict[str, Any], dict[str, Any]]  # ($defs, definitions) visible at one level
-_DEFS_REF = re.compile(r"#/(\$defs|definitions)/([^/]+)(?:/([^\n\r\u2028\u2029]*))?\Z")
+_DEFS_REF = re.compile(rf"#/(\$defs|definitions)/([^/]+)(?:/([^{JS_LINE_TERMINATORS}]*))?\Z")
 _INDEX = re.compile(r"(?:0|[1-9][0-9]*)\Z")
 
 
@@ -103,17 +90,17 @@ def _resolve_path(value: Any, segments: list[str]) -> Any:
     current = value
     for segment in segments:
         if not isinstance(current, dict | list):
-            return _MISSING
+            return UNDEFINED
         key = _decode(segment)
         if isinstance(current, list):
             index = int(key) if _INDEX.match(key) else -1
             if index < 0 or index >= len(current):
-                return _MISSING
+                return UNDEFINED
             current = current[index]
         elif key in current:
             current = current[key]
         else:
-            return _MISSING
+            return UNDEFINED
     return current
 
 
@@ -122,12 +109,12 @@ def _resolve_ref(ref: str, defs: _Defs | None, root: Any) -> Any:
     if match and defs:
         namespace = defs[0] if match.group(1) == "$defs" else defs[1]
         name = _decode(match.group(2))
-        resolved = namespace.get(name, _MISSING) if name else _MISSING
-        if resolved is not _MISSING:
+        resolved = namespace.get(name, UNDEFINED) if name else UNDEFINED
+        if resolved is not UNDEFINED:
             rest = match.group(3)
             return _resolve_path(resolved, rest.split("/") if rest else [])
     if not ref.startswith("#/"):
-        return _MISSING
+        return UNDEFINED
     return _resolve_path(root, ref[2:].split("/"))
 
 
@@ -147,7 +134,7 @@ def _inline(schema: Any, defs: _Defs | None, stack: frozenset[str], state: _Inli
         if ref in stack:
             return {}
         resolved = _resolve_ref(ref, next_defs, root)
-        if resolved is _MISSING:
+        if resolved is UNDEFINED:
             if ref.startswith("#/"):
                 state.unresolved_local_refs = True
             return _ordered(schema)
@@ -294,9 +281,9 @@ def _enum_values(schema: object) -> list[Any] | None:
 
 
 def _merge_property(existing: Any, incoming: Any) -> Any:
-    if existing is _MISSING or not _truthy(existing):
+    if not js_truthy(existing):
         return incoming
-    if not _truthy(incoming):
+    if not js_truthy(incoming):
         return existing
     left, right = _enum_values(existing), _enum_values(incoming)
     if left is None and right is None:
@@ -332,7 +319,7 @@ def _flatten(schema: dict[str, Any], variants: list[Any]) -> dict[str, Any]:
         object_variants += 1
         items = _ordered(props).items() if isinstance(props, dict) else ((str(i), v) for i, v in enumerate(props))
         for key, value in items:
-            merged[key] = _merge_property(merged.get(key, _MISSING), value)
+            merged[key] = _merge_property(merged.get(key, UNDEFINED), value)
         entry_required = entry.get("required")
         for key in entry_required if isinstance(entry_required, list) else []:
             if isinstance(key, str):

@@ -32,7 +32,9 @@ from dataclasses import dataclass
 from typing import Any, Final, TypeGuard
 
 from domain.canonical import is_known_type_alias
-from jscompat.jsjson import js_ordered_keys, js_string
+from jscompat.jsjson import js_ordered_keys, js_string, js_truthy
+from jscompat.numbers import MAX_SAFE_INTEGER
+from jscompat.text import js_trim
 from jscompat.urls import Url, parse_url
 
 __all__ = [
@@ -52,7 +54,6 @@ _BOOLEAN_ALLOWED: Final = ("true", "false")
 _TRANSPORTS: Final = ("stdio", "sse", "streamable-http")
 _IDENTITIES: Final = ("shared", "per-requester")
 _APPROVAL_MODES: Final = ("auto", "prompt", "approve")
-_MAX_SAFE_INTEGER: Final = 9007199254740991
 _AGENT_PATTERN = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}")
 _AGENT_PATTERN_TEXT: Final = "/^[a-z0-9][a-z0-9_-]{0,63}$/i"
 _RETIRED_SERVER_KEYS: Final = (
@@ -66,13 +67,6 @@ _RETIRED_SERVER_KEYS: Final = (
     "client_key",
 )
 _DISPLAY_SEGMENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$:-]*")
-
-# ECMAScript WhiteSpace and LineTerminator code points: what ``String.prototype.trim`` removes.
-_JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
-
 
 PathSegment = str | int
 
@@ -103,7 +97,7 @@ class Issue:
     def json_path(self) -> str:
         """The ``path`` of the ``--json`` envelope's ``issues``: ``dotted`` trimmed at both ends
         (a server named ``"a "`` gives ``mcp.servers.a``), ``<root>`` when nothing is left."""
-        return _js_trim(self.dotted) or _ROOT
+        return js_trim(self.dotted) or _ROOT
 
     @property
     def display(self) -> str:
@@ -147,10 +141,6 @@ class ValidatorThrew(Exception):
 
 
 # --- helpers ----------------------------------------------------------------------------------------------
-
-
-def _js_trim(text: str) -> str:
-    return text.strip(_JS_WHITESPACE)
 
 
 def _is_finite_number(value: object) -> bool:
@@ -286,10 +276,10 @@ def _port(value: object, path: Path, out: _Collector) -> object:
     if isinstance(value, float) and not value.is_integer():
         out.add(path, "Invalid input: expected int, received number", aborts=True)
         return value
-    if value > _MAX_SAFE_INTEGER:
-        out.add(path, f"Too big: expected int to be <={_MAX_SAFE_INTEGER}", aborts=False)
-    elif value < -_MAX_SAFE_INTEGER:
-        out.add(path, f"Too small: expected int to be >=-{_MAX_SAFE_INTEGER}", aborts=False)
+    if value > MAX_SAFE_INTEGER:
+        out.add(path, f"Too big: expected int to be <={MAX_SAFE_INTEGER}", aborts=False)
+    elif value < -MAX_SAFE_INTEGER:
+        out.add(path, f"Too small: expected int to be >=-{MAX_SAFE_INTEGER}", aborts=False)
     if value < 1:
         out.add(path, "Too small: expected number to be >=1 (minimum: 1)", aborts=False)
     if value > 65535:
@@ -330,7 +320,7 @@ def _trimmed_non_empty(value: object, path: Path, out: _Collector) -> object:
         if isinstance(value, list) and not value:
             out.add(path, _too_small_length(value), aborts=False)
         return value
-    trimmed = _js_trim(value)
+    trimmed = js_trim(value)
     if not trimmed:
         out.add(path, _too_small_length(trimmed), aborts=False)
     return trimmed
@@ -341,7 +331,7 @@ def _agent_name(value: object, path: Path, out: _Collector) -> object:
     if not isinstance(value, str):
         out.add(path, _expected("string", value), aborts=True)
         return value
-    trimmed = _js_trim(value)
+    trimmed = js_trim(value)
     if _AGENT_PATTERN.fullmatch(trimmed) is None:
         out.add(path, f"Invalid string: must match pattern {_AGENT_PATTERN_TEXT}", aborts=False)
     return trimmed
@@ -388,7 +378,7 @@ def _scalar_record(value: object, path: Path, out: _Collector) -> object:
 
 def _trimmed_url(value: str) -> tuple[Url | None, str]:
     """zod's ``url()`` check: the parse of the trimmed text, and the value later checks see."""
-    trimmed = _js_trim(value)
+    trimmed = js_trim(value)
     parsed = parse_url(trimmed)
     if parsed is None:
         return None, value
@@ -564,13 +554,13 @@ def _server_cross_field_rules(data: dict[str, Any], path: Path, out: _Collector)
         identity_path = (*path, "oauth", "identity")
         if data.get("auth") != "oauth":
             out.add(identity_path, 'oauth.identity "per-requester" requires auth: "oauth"', aborts=False)
-        if _truthy(oauth.get("authProfileId")):
+        if js_truthy(oauth.get("authProfileId")):
             out.add(
                 (*path, "oauth", "authProfileId"),
                 'oauth.authProfileId cannot be used with oauth.identity "per-requester"',
                 aborts=False,
             )
-        if not _truthy(data.get("url")):
+        if not js_truthy(data.get("url")):
             out.add(identity_path, 'oauth.identity "per-requester" requires an HTTP server URL', aborts=False)
         if "command" in data or data.get("transport") == "stdio":
             out.add(
@@ -580,17 +570,8 @@ def _server_cross_field_rules(data: dict[str, Any], path: Path, out: _Collector)
             )
     if data.get("transport") == "stdio":
         command = data.get("command")
-        if not isinstance(command, str) or not _js_trim(command):
+        if not isinstance(command, str) or not js_trim(command):
             out.add((*path, "transport"), '"stdio" transport requires a non-empty command', aborts=False)
-
-
-def _truthy(value: object) -> bool:
-    """JavaScript truthiness for the JSON values a parsed field can hold."""
-    if value is None or value is False:
-        return False
-    if isinstance(value, str | int | float) and not isinstance(value, bool):
-        return bool(value) and not (isinstance(value, float) and math.isnan(value))
-    return True
 
 
 def _servers(value: object, path: Path, out: _Collector) -> object:

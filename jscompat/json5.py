@@ -30,6 +30,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from jscompat.numbers import MAX_SAFE_INTEGER
+from jscompat.text import JS_LINE_TERMINATORS, JS_WHITESPACE, join_surrogate_pairs, utf16_len
+
 __all__ = [
     "Json5Error",
     "PathSegment",
@@ -126,7 +129,7 @@ class _Node:
         self.children = children
 
 
-_LINE_BREAK = re.compile("\r\n|[\r\n\u2028\u2029]")
+_LINE_BREAK = re.compile(f"\r\n|[{JS_LINE_TERMINATORS}]")
 
 
 class _LineIndex:
@@ -141,18 +144,16 @@ class _LineIndex:
 
 # -- lexical tables ------------------------------------------------------------------------------------
 
-# json5 whitespace: \t \v \f space U+00A0 U+FEFF, the line terminators, and Unicode Space_Separator.
-_WS = re.compile("[\t\v\f \u00a0\ufeff\n\r\u2028\u2029\u1680\u2000-\u200a\u202f\u205f\u3000]*")
-_WS_FIRST = frozenset("\t\v\f \u00a0\ufeff\n\r\u2028\u2029\u1680\u202f\u205f\u3000") | frozenset(
-    chr(c) for c in range(0x2000, 0x200B)
-)
-_COMMENT_END = re.compile("[\n\r\u2028\u2029]")
+# json5 whitespace is JavaScript's (WhiteSpace and LineTerminator).
+_WS = re.compile(f"[{JS_WHITESPACE}]*")
+_WS_FIRST = frozenset(JS_WHITESPACE)
+_COMMENT_END = re.compile(f"[{JS_LINE_TERMINATORS}]")
 _DIGITS = re.compile("[0-9]*")
 _HEX_DIGITS = re.compile("[0-9A-Fa-f]*")
 _IDENT_ASCII = re.compile("[A-Za-z0-9$_\u200c\u200d]*")
 _PLAIN = {
-    '"': re.compile('[^"\\\\\n\r\u2028\u2029]*'),
-    "'": re.compile("[^'\\\\\n\r\u2028\u2029]*"),
+    '"': re.compile(f'[^"\\\\{JS_LINE_TERMINATORS}]*'),
+    "'": re.compile(f"[^'\\\\{JS_LINE_TERMINATORS}]*"),
 }
 _HEX = frozenset("0123456789abcdefABCDEF")
 _SIMPLE_ESCAPES = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
@@ -171,7 +172,7 @@ _FORMAT_CHAR = {
     "\u2028": "\\u2028",
     "\u2029": "\\u2029",
 }
-_MAX_SAFE = 2**53
+_EXACT_LIMIT = MAX_SAFE_INTEGER + 1  # every integer up to 2**53 is exact as a float
 
 
 def _format_char(ch: str) -> str:
@@ -182,12 +183,6 @@ def _format_char(ch: str) -> str:
     if ch < " ":
         return f"\\x{ord(ch):02x}"
     return ch
-
-
-def _utf16_len(text: str) -> int:
-    if text.isascii():
-        return len(text)
-    return len(text) + sum(1 for ch in text if ch > "\uffff")
 
 
 class _Tables:
@@ -238,7 +233,7 @@ class _Json5Parser:
     def __init__(self, text: str, warnings: list[str] | None, *, track: bool) -> None:
         if not text.isascii() and any("\ud800" <= ch <= "\udfff" for ch in text):
             # JavaScript sees UTF-16: a surrogate pair spelled as two code points is one character.
-            text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+            text = join_surrogate_pairs(text)
         self.text = text
         self.end = len(text)
         self.pos = 0
@@ -252,7 +247,7 @@ class _Json5Parser:
         text = self.text
         line = 1 + text.count("\n", 0, consumed)
         line_start = text.rfind("\n", 0, consumed) + 1
-        return line, _utf16_len(text[line_start:consumed]) + extra
+        return line, utf16_len(text[line_start:consumed]) + extra
 
     def _invalid_char(self, index: int) -> Json5Error:
         """json5's error after reading the character at ``index`` (the end of input when past it)."""
@@ -335,7 +330,7 @@ class _Json5Parser:
             if ch == quote:
                 value = "".join(parts)
                 if surrogates:
-                    value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+                    value = join_surrogate_pairs(value)
                 return value, pos + 1
             if ch == "\\":
                 pos += 1
@@ -618,7 +613,7 @@ def _signed_int(number: int, negative: bool) -> int | float:
         if number == 0:
             return -0.0
         number = -number
-    if -_MAX_SAFE <= number <= _MAX_SAFE:
+    if -_EXACT_LIMIT <= number <= _EXACT_LIMIT:
         return number
     return float(number)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, TypeGuard
 
 __all__ = ["MAX_SAFE_INTEGER", "is_safe_integer"]
 
@@ -10,7 +10,7 @@ MAX_SAFE_INTEGER: Final = 9_007_199_254_740_991
 """``Number.MAX_SAFE_INTEGER`` (2**53 - 1)."""
 
 
-def is_safe_integer(value: object) -> bool:
+def is_safe_integer(value: object) -> TypeGuard[int | float]:
     """``Number.isSafeInteger(value)`` for a parsed JSON value (``bool`` is not a number)."""
     if isinstance(value, bool):
         return False

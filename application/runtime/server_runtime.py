@@ -70,10 +70,11 @@ from domain.catalog import (
     with_retry_diagnostic,
 )
 from domain.codex import codex_approval_mode
-from domain.filters import js_trim, normalize_filter
+from domain.filters import normalize_filter
 from domain.redaction import sanitize_for_log
 from domain.transport import HttpConfig, StdioConfig, TransportWarning, resolve_transport
 from jscompat.jsjson import js_number
+from jscompat.text import js_trim
 
 __all__ = [
     "CATALOG_FAILURE_RETRY_MS",

@@ -14,11 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from domain.bridge.conversations import js_to_string
-from jscompat.text import js_trim
+from jscompat.jsjson import js_to_string
+from jscompat.numbers import MAX_SAFE_INTEGER
+from jscompat.text import js_trim, utf16_len
+from jscompat.undefined import UNDEFINED
 
 __all__ = [
-    "MAX_SAFE_INTEGER",
     "TOOLS",
     "TOOLS_BY_NAME",
     "PropertySpec",
@@ -30,8 +31,6 @@ __all__ = [
     "unknown_tool_text",
     "validate_arguments",
 ]
-
-MAX_SAFE_INTEGER: Final = 9007199254740991
 
 Kind = Literal["integer", "string", "boolean", "enum"]
 
@@ -169,12 +168,10 @@ def invalid_arguments_text(tool: str, issues: str) -> str:
 
 # --- zod 4 validation (§4.4) -----------------------------------------------------------------------------
 
-_UNDEFINED: Final = object()
-
 
 def js_type_name(value: object) -> str:
     """The ``received <type>`` word of zod 4's type issues."""
-    if value is _UNDEFINED:
+    if value is UNDEFINED:
         return "undefined"
     if value is None:
         return "null"
@@ -270,7 +267,7 @@ def _property_issues(prop: PropertySpec, value: object) -> list[str]:
         return [] if isinstance(value, bool) else [f"Invalid input: expected boolean, received {js_type_name(value)}"]
     if not isinstance(value, str):
         return [f"Invalid input: expected string, received {js_type_name(value)}", *_length_issue(prop, value)]
-    if prop.min_length is not None and len(value.encode("utf-16-le", "surrogatepass")) // 2 < prop.min_length:
+    if prop.min_length is not None and utf16_len(value) < prop.min_length:
         return [f"Too small: expected string to have >={prop.min_length} characters"]
     return []
 
@@ -281,7 +278,7 @@ def _normalized(prop: PropertySpec, value: Any) -> Any:
     return value
 
 
-def validate_arguments(tool: ToolSpec, arguments: object = _UNDEFINED) -> dict[str, Any]:
+def validate_arguments(tool: ToolSpec, arguments: object = UNDEFINED) -> dict[str, Any]:
     """The declared arguments (unknown keys dropped, integral floats as ``int``), or
     :class:`ValidationFailed` with every issue in schema order, each ``<message> at <property>``.
 
@@ -295,7 +292,7 @@ def validate_arguments(tool: ToolSpec, arguments: object = _UNDEFINED) -> dict[s
     for prop in tool.properties:
         if prop.name not in arguments:
             if prop.required:
-                missing = _property_issues(prop, _UNDEFINED)
+                missing = _property_issues(prop, UNDEFINED)
                 issues.extend(f"{issue} at {prop.name}" for issue in missing)
             continue
         value = arguments[prop.name]

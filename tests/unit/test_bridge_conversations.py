@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from domain.bridge.conversations import (
-    ABSENT,
     AttachmentsFetchArgs,
     Conversation,
     ConversationsListArgs,
@@ -22,9 +21,6 @@ from domain.bridge.conversations import (
     find_message,
     int_option,
     is_meaningful_media_fact,
-    js_to_string,
-    js_trim,
-    js_truthy,
     lower_or_empty,
     media_kind_from_mime,
     message_from_lookup,
@@ -38,6 +34,9 @@ from domain.bridge.conversations import (
     send_params,
     to_conversation,
 )
+from jscompat.jsjson import js_to_string, js_truthy
+from jscompat.text import js_trim
+from jscompat.undefined import UNDEFINED
 
 Descriptor = dict[str, Any] | None
 
@@ -162,7 +161,7 @@ def test_int_option_floors_finite_numbers_and_clamps(
         (-0.0, "0"),
         (1e-7, "1e-7"),
         (123456789012345680000, "123456789012345680000"),
-        (ABSENT, "undefined"),
+        (UNDEFINED, "undefined"),
         (" x ", " x "),
     ],
 )
@@ -171,7 +170,7 @@ def test_js_to_string_renders_like_javascript_string(value: object, text: str) -
 
 
 def test_js_truthy_follows_javascript_for_json_values() -> None:
-    falsy: tuple[object, ...] = (None, ABSENT, False, 0, 0.0, "", float("nan"))
+    falsy: tuple[object, ...] = (None, UNDEFINED, False, 0, 0.0, "", float("nan"))
     truthy: tuple[object, ...] = ([], {}, "0", -1, True)
     assert [js_truthy(v) for v in falsy] == [False] * 7
     assert [js_truthy(v) for v in truthy] == [True] * 5
@@ -288,7 +287,7 @@ def test_to_conversation_matches_the_reference_projection(row: object, descripto
 
 def test_channel_precedence_is_delivery_context_then_last_channel_then_channel_then_origin() -> None:
     base: dict[str, Any] = {"lastTo": "t", "origin": {"provider": "O"}}
-    assert to_conversation(base) == Conversation(session_key=ABSENT, channel="o", to="t")
+    assert to_conversation(base) == Conversation(session_key=UNDEFINED, channel="o", to="t")
     with_channel = to_conversation({**base, "channel": "C"})
     assert with_channel is not None and with_channel.channel == "c"
     with_last = to_conversation({**base, "channel": "C", "lastChannel": "L"})
