@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from jscompat.jsjson import js_dumps, js_to_string
+from jscompat.numbers import MAX_SAFE_INTEGER
 from jscompat.text import js_trim
 from jscompat.urls import parse_url
 
@@ -399,7 +400,7 @@ def _reject_constant(name: str) -> Any:
 def _js_int(text: str) -> int | float:
     # JSON.parse yields doubles: integers beyond 2^53 lose precision, beyond ~1.8e308 become Infinity.
     value = int(text)
-    return value if abs(value) <= 2**53 else float(text)
+    return value if abs(value) <= MAX_SAFE_INTEGER + 1 else float(text)
 
 
 def decode_store(store_key: str, store_json: object) -> dict[str, Any]:
