@@ -34,8 +34,6 @@ from domain.bridge.conversations import (
     send_params,
     to_conversation,
 )
-from jscompat.jsjson import js_to_string, js_truthy
-from jscompat.text import js_trim
 from jscompat.undefined import UNDEFINED
 
 Descriptor = dict[str, Any] | None
@@ -76,22 +74,6 @@ SEEDED_DESCRIPTOR = {
 
 
 # --- §0.4 ---
-
-
-@pytest.mark.parametrize(
-    ("raw", "trimmed"),
-    [
-        ("  a b  ", "a b"),
-        ("\ufeffx\ufeff", "x"),
-        ("\u0085x\u0085", "\u0085x\u0085"),
-        ("\x1cx", "\x1cx"),
-        ("\u180ex", "\u180ex"),
-        ("\u200bx", "\u200bx"),
-        ("\u1680x\u2000\u200a\u202f\u205f\u3000\xa0\u2028\u2029\x0b\x0c", "x"),
-    ],
-)
-def test_js_trim_strips_exactly_the_javascript_whitespace_set(raw: str, trimmed: str) -> None:
-    assert js_trim(raw) == trimmed
 
 
 @pytest.mark.parametrize(
@@ -143,37 +125,6 @@ def test_int_option_floors_finite_numbers_and_clamps(
     value: object, fallback: int, lo: int, hi: int, expected: int
 ) -> None:
     assert int_option(value, fallback, lo, hi) == expected
-
-
-@pytest.mark.parametrize(
-    ("value", "text"),
-    [
-        (42, "42"),
-        (42.0, "42"),
-        (1e21, "1e+21"),
-        (1.5, "1.5"),
-        (None, "null"),
-        (True, "true"),
-        (False, "false"),
-        ([1, [2, 3], None], "1,2,3,"),
-        ({"a": 1}, "[object Object]"),
-        (0.1 + 0.2, "0.30000000000000004"),
-        (-0.0, "0"),
-        (1e-7, "1e-7"),
-        (123456789012345680000, "123456789012345680000"),
-        (UNDEFINED, "undefined"),
-        (" x ", " x "),
-    ],
-)
-def test_js_to_string_renders_like_javascript_string(value: object, text: str) -> None:
-    assert js_to_string(value) == text
-
-
-def test_js_truthy_follows_javascript_for_json_values() -> None:
-    falsy: tuple[object, ...] = (None, UNDEFINED, False, 0, 0.0, "", float("nan"))
-    truthy: tuple[object, ...] = ([], {}, "0", -1, True)
-    assert [js_truthy(v) for v in falsy] == [False] * 7
-    assert [js_truthy(v) for v in truthy] == [True] * 5
 
 
 # --- §5.0.2 descriptor ---
