@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 __all__ = [
     "SPECIAL_SCHEME_PORTS",
     "Url",
+    "can_parse_url",
     "decode_uri_component",
     "encode_uri_component",
     "is_special_scheme",
@@ -831,6 +832,11 @@ def parse_url(text: str) -> Url | None:
         return _basic_parse(text).freeze()
     except _Failure:
         return None
+
+
+def can_parse_url(text: str) -> bool:
+    """``URL.canParse(text)``."""
+    return parse_url(text) is not None
 
 
 # --- setters --------------------------------------------------------------------------------------------

@@ -9,14 +9,12 @@ issue messages. The texts were checked against the reference's zod and SDK (node
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from jscompat.jsjson import js_to_string
-from jscompat.numbers import MAX_SAFE_INTEGER
-from jscompat.text import js_trim, utf16_len
+from jscompat.numbers import MAX_SAFE_INTEGER, js_to_number
+from jscompat.text import utf16_len
 from jscompat.undefined import UNDEFINED
 
 __all__ = [
@@ -192,35 +190,6 @@ class ValidationFailed(ValueError):
     """The arguments do not satisfy the tool's schema; ``str(error)`` is the issue text (§4.4)."""
 
 
-_JS_DECIMAL: Final = re.compile(r"[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
-_JS_RADIX: Final = {
-    "x": (16, re.compile(r"[0-9a-fA-F]+")),
-    "o": (8, re.compile(r"[0-7]+")),
-    "b": (2, re.compile(r"[01]+")),
-}
-
-
-def _js_to_number(value: object) -> float:
-    """JavaScript ``Number(value)`` (``ToNumber(ToPrimitive(value))``) for JSON data."""
-    if value is None or value is False:
-        return 0.0
-    if value is True:
-        return 1.0
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, dict):
-        return math.nan
-    text = js_trim(js_to_string(value))
-    if not text:
-        return 0.0
-    if len(text) > 2 and text[0] == "0" and text[1] in "xXoObB":
-        base, digits = _JS_RADIX[text[1].lower()]
-        return float(int(text[2:], base)) if digits.fullmatch(text[2:]) else math.nan
-    if _JS_DECIMAL.fullmatch(text):
-        return float(text.replace("Infinity", "inf"))
-    return math.nan
-
-
 def _length_issue(prop: PropertySpec, value: object) -> list[str]:
     """zod 4 runs ``min(n)`` on any non-string value that has a ``length`` (arrays, objects with a
     ``length`` key) even after the type issue: ``Too small`` unless ``length >= n`` in JavaScript."""
@@ -231,7 +200,7 @@ def _length_issue(prop: PropertySpec, value: object) -> list[str]:
             return []
         return [f"Too small: expected array to have >={prop.min_length} items"]
     if isinstance(value, dict) and "length" in value:
-        if _js_to_number(value["length"]) >= prop.min_length:
+        if js_to_number(value["length"]) >= prop.min_length:
             return []
         return [f"Too small: expected unknown to be >={prop.min_length}"]
     return []

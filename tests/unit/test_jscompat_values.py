@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jscompat.jsjson import js_to_string, js_truthy
-from jscompat.numbers import MAX_SAFE_INTEGER, is_safe_integer
+from jscompat.jsjson import js_number, js_to_string, js_truthy
+from jscompat.numbers import MAX_SAFE_INTEGER, is_safe_integer, js_to_number, string_to_number
 from jscompat.undefined import UNDEFINED, Undefined
 
 # --- numbers ---
@@ -61,6 +61,49 @@ def test_an_int_is_safe_exactly_within_the_bounds(value: int) -> None:
 def test_a_float_is_safe_when_integral_and_within_the_bounds(value: float) -> None:
     expected = math.isfinite(value) and value == math.floor(value) and abs(value) <= MAX_SAFE_INTEGER
     assert is_safe_integer(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "number"),
+    [
+        (None, 0.0),
+        (False, 0.0),
+        (True, 1.0),
+        ("", 0.0),
+        (" \ufeff\u3000 ", 0.0),
+        (" 12 ", 12.0),
+        ("+.5", 0.5),
+        ("1.", 1.0),
+        ("-1e3", -1000.0),
+        ("1e400", math.inf),
+        ("-Infinity", -math.inf),
+        ("+Infinity", math.inf),
+        ("0x1F", 31.0),
+        ("0B11", 3.0),
+        ("0o17", 15.0),
+        ([], 0.0),
+        ([7], 7.0),
+        (10**400, math.inf),
+        (-(10**400), -math.inf),
+        (2.5, 2.5),
+    ],
+)
+def test_js_to_number_follows_javascript_number(value: object, number: float) -> None:
+    assert js_to_number(value) == number
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["-0x1", "0x", "0b2", "1_000", "\u0661", "inf", "nan", "Infinityx", "1e", ".", "1 2", [1, 2], {}, UNDEFINED],
+)
+def test_js_to_number_is_nan_where_javascript_gives_nan(value: object) -> None:
+    assert math.isnan(js_to_number(value))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.floats(allow_nan=False))
+def test_a_number_survives_string_and_back(value: float) -> None:
+    assert string_to_number(js_number(value)) == value
 
 
 # --- undefined ---
