@@ -28,9 +28,10 @@ from domain.config_doc import (
     serialize_config,
     substitute_env,
 )
+from domain.config_issues import Issue, ValidatorThrew
 from domain.config_load import ConfigAnalysis, analyze_config
 from domain.includes import IncludeError, resolve_includes
-from domain.validation import Issue, ValidatorThrew, validate_config
+from domain.validation import validate_config
 from jscompat.jsjson import js_order
 
 __all__ = ["Committed", "ConfigService", "Warn"]

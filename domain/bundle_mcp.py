@@ -3,26 +3,26 @@
 Everything here is pure: the filesystem adapter (``adapters.filesystem.bundle_mcp``) reads the manifests
 and MCP files and hands the parsed documents to these functions, which produce the merged server map.
 
-Paths follow Node's ``path.posix`` (the reference): *normalise* is ``path.normalize`` (``.``/``..`` and
-repeated separators folded, a leading ``//`` folded too, a trailing separator kept) and *resolve* is
-``path.resolve(base, value)`` (normalised, no trailing separator).
+Paths follow Node's ``path.posix`` (the reference, :mod:`jscompat.paths`). Placeholders and path
+absolutization (§10.6) are in :mod:`domain.bundle_paths`, the agent format (§10.7) in
+:mod:`domain.bundle_agent`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import posixpath
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+from domain.bundle_agent import AGENT_MCP_JSON, agent_uses_data_dir, parse_agent_mcp_json
+from domain.bundle_paths import absolutize_server
 from jscompat.jsjson import js_ordered_keys
+from jscompat.paths import path_resolve
 from jscompat.text import js_trim
+from jscompat.undefined import UNDEFINED
 
 __all__ = [
-    "AGENT_MCP_JSON",
-    "AGENT_MCP_SCHEMA",
     "BLOCKED_MERGE_KEYS",
     "DOT_MCP_JSON",
     "MANIFEST_OPTIONAL",
@@ -33,23 +33,15 @@ __all__ = [
     "McpFileDocument",
     "PluginFormat",
     "PluginMcpConfig",
-    "absolutize_server",
-    "agent_uses_data_dir",
     "build_plugin_config",
     "declared_mcp_paths",
-    "encode_plugin_install_dir_name",
-    "expand_placeholders",
     "extract_server_map",
     "is_plain_object",
-    "js_normalize",
-    "js_resolve",
     "kept_data_dirs",
     "mcp_file_paths",
     "merge_patch",
     "merge_plugin_configs",
     "merge_with_config",
-    "parse_agent_mcp_json",
-    "plugin_data_dir",
     "root_relative_config",
     "to_cli_server_config",
 ]
@@ -67,26 +59,15 @@ MANIFEST_PATHS: Final[Mapping[str, str]] = {
 #: Formats whose missing manifest is read as ``{}`` instead of a diagnostic.
 MANIFEST_OPTIONAL: Final = frozenset({"claude"})
 DOT_MCP_JSON: Final = ".mcp.json"
-AGENT_MCP_JSON: Final = "mcp.json"
-AGENT_MCP_SCHEMA: Final = "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json"
 #: Keys a merge patch never writes (§10.5).
 BLOCKED_MERGE_KEYS: Final = frozenset({"__proto__", "prototype", "constructor"})
 
-_CLAUDE_ROOT = "${CLAUDE_PLUGIN_ROOT}"
-_AGENT_ROOT = "${PLUGIN_ROOT}"
-_AGENT_DATA = "${PLUGIN_DATA}"
-_PLACEHOLDER = re.compile(r"\$\{(?:CLAUDE_PLUGIN_ROOT|PLUGIN_ROOT|PLUGIN_DATA)\}")
-_AGENT_TOP_KEYS = frozenset({"$schema", "mcpServers"})
-_AGENT_STDIO_KEYS = frozenset({"type", "command", "args", "env", "cwd"})
-_AGENT_HTTP_KEYS = frozenset({"type", "url", "headers"})
-_BARE_COMMAND_FORBIDDEN = re.compile(r"[\s/\\]")
 _CLI_TYPE_BY_TRANSPORT: Final[Mapping[str, str]] = {
     "streamable-http": "http",
     "http": "http",
     "sse": "sse",
     "stdio": "stdio",
 }
-_SEGMENT_UNSAFE = re.compile(r"[^a-zA-Z0-9._]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,254 +186,13 @@ def mcp_file_paths(fmt: BundleFormat, manifest: Mapping[str, Any], *, default_ex
     return paths
 
 
-# --- paths and placeholders (§10.6) --------------------------------------------------------------------
-
-
-def js_normalize(path: str) -> str:
-    """Node's ``path.posix.normalize``."""
-    if not path:
-        return "."
-    normalized = posixpath.normpath(path)
-    if normalized.startswith("//"):
-        normalized = "/" + normalized.lstrip("/")
-    if path.endswith("/") and not normalized.endswith("/"):
-        normalized += "/"
-    return normalized
-
-
-def js_resolve(base: str, path: str) -> str:
-    """Node's ``path.posix.resolve(base, path)`` for an absolute ``base``."""
-    joined = path if path.startswith("/") else f"{base}/{path}"
-    normalized = posixpath.normpath(joined)
-    if normalized.startswith("//"):
-        normalized = "/" + normalized.lstrip("/")
-    return normalized
-
-
-def _is_explicit_relative(value: str) -> bool:
-    return value in (".", "..") or value.startswith(("./", "../"))
-
-
-def _normalize_if_absolute(value: str) -> str:
-    return js_normalize(value) if value.startswith("/") else value
-
-
-def _command_like(base: str, value: str) -> str:
-    """``command`` and ``args`` entries: explicitly relative → resolved; absolute → normalised."""
-    return js_resolve(base, value) if _is_explicit_relative(value) else _normalize_if_absolute(value)
-
-
-def _is_inside(root: str, target: str) -> bool:
-    """``target`` is ``root`` or below it (both already resolved)."""
-    if target == root:
-        return True
-    prefix = root if root.endswith("/") else root + "/"
-    return target.startswith(prefix)
-
-
-def expand_placeholders(value: str, *, root: str, data_dir: str | None = None) -> str:
-    """Replace ``${CLAUDE_PLUGIN_ROOT}`` with ``root``; ``${PLUGIN_ROOT}`` and ``${PLUGIN_DATA}`` only when
-    a plugin data dir is given (agent format), else they stay literal."""
-
-    def substitute(match: re.Match[str]) -> str:
-        placeholder = match.group(0)
-        if placeholder == _CLAUDE_ROOT or (placeholder == _AGENT_ROOT and data_dir):
-            return root
-        return data_dir if data_dir is not None else placeholder
-
-    return _PLACEHOLDER.sub(substitute, value)
-
-
-def absolutize_server(
-    server: Mapping[str, Any],
-    *,
-    root: str,
-    base: str,
-    agent_data_dir: str | None = None,
-    agent_format: bool = False,
-) -> dict[str, Any]:
-    """A copy of ``server`` with placeholders expanded and paths made absolute (§10.6).
-
-    ``root`` is the plugin root and ``base`` the directory of the file the server came from (both
-    absolute and normalised); ``agent_data_dir`` is the agent-format plugin's data dir, if it has one."""
-    nxt = dict(server)
-    if (
-        not isinstance(nxt.get("cwd"), str)
-        and not isinstance(nxt.get("workingDirectory"), str)
-        and (not agent_format or isinstance(nxt.get("command"), str))
-    ):
-        nxt["cwd"] = base
-
-    def expand(value: str) -> str:
-        return expand_placeholders(value, root=root, data_dir=agent_data_dir)
-
-    command = nxt.get("command")
-    if isinstance(command, str):
-        expanded = expand(command)
-        nxt["command"] = (
-            js_resolve(base, expanded) if _is_explicit_relative(expanded) else _normalize_if_absolute(expanded)
-        )
-    cwd = nxt.get("cwd")
-    if isinstance(cwd, str):
-        expanded = expand(cwd)
-        nxt["cwd"] = expanded if expanded.startswith("/") else js_resolve(base, expanded)
-    working = nxt.get("workingDirectory")
-    if isinstance(working, str):
-        expanded = expand(working)
-        nxt["workingDirectory"] = js_normalize(expanded) if expanded.startswith("/") else js_resolve(base, expanded)
-    args = nxt.get("args")
-    if isinstance(args, list):
-        new_args: list[Any] = []
-        for entry in args:
-            if not isinstance(entry, str):
-                new_args.append(entry)
-                continue
-            expanded = expand(entry)
-            new_args.append(
-                js_resolve(base, expanded) if _is_explicit_relative(expanded) else _normalize_if_absolute(expanded)
-            )
-        nxt["args"] = new_args
-    env = nxt.get("env")
-    if isinstance(env, dict):
-        nxt["env"] = {
-            key: _normalize_if_absolute(expand(env[key])) if isinstance(env[key], str) else env[key]
-            for key in js_ordered_keys(env)
-        }
-    if agent_data_dir and isinstance(nxt.get("command"), str):
-        current = nxt.get("env")
-        merged_env = dict(current) if isinstance(current, dict) else {}
-        merged_env["PLUGIN_ROOT"] = root
-        merged_env["PLUGIN_DATA"] = agent_data_dir
-        nxt["env"] = merged_env
-    return nxt
-
-
-# --- agent format (§10.7) ------------------------------------------------------------------------------
-
-
-def encode_plugin_install_dir_name(plugin_id: str) -> str:
-    """The directory name of a plugin id (upstream ``encodePluginInstallDirName``): an unscoped id keeps
-    its trimmed text with ``\\`` replaced by ``__``; an id with ``/`` becomes ``@`` + a hashed safe segment."""
-    trimmed = js_trim(plugin_id)
-    if "/" not in trimmed:
-        return trimmed.replace("\\", "__")
-    safe = _SEGMENT_UNSAFE.sub("-", trimmed)
-    safe = safe.removeprefix("-")
-    safe = safe.removesuffix("-")
-    if not safe or safe in (".", ".."):
-        safe = "skill"
-    if safe != trimmed or len(safe) > 60:
-        data = trimmed.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace").encode("utf-8")
-        digest = hashlib.sha256(data).hexdigest()[:10]
-        return f"@{safe[:50]}-{digest}"
-    return f"@{safe}"
-
-
-def plugin_data_dir(state_dir: str, plugin_id: str) -> str:
-    """``<state dir>/plugin-data/<encoded plugin id>`` (Node ``path.join``)."""
-    return js_normalize(f"{state_dir}/plugin-data/{encode_plugin_install_dir_name(plugin_id)}")
-
-
-def _is_string_map(value: Any) -> bool:
-    return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
-
-
-def _valid_agent_command(command: Any, root: str) -> bool:
-    if not isinstance(command, str) or not command:
-        return False
-    if command.startswith("./"):
-        return len(command) > 2 and _is_inside(root, js_resolve(root, command))
-    return _BARE_COMMAND_FORBIDDEN.search(command) is None
-
-
-def _valid_agent_cwd(cwd: Any, root: str, data_dir: str) -> bool:
-    if not isinstance(cwd, str):
-        return False
-    if cwd.startswith("./") or cwd == _AGENT_ROOT or cwd.startswith(_AGENT_ROOT + "/"):
-        base = root
-    elif cwd == _AGENT_DATA or cwd.startswith(_AGENT_DATA + "/"):
-        base = data_dir
-    else:
-        return False
-    expanded = expand_placeholders(cwd, root=root, data_dir=data_dir)
-    return _is_inside(base, js_resolve(base, expanded))
-
-
-def _validate_agent_server(raw: Any, root: str, data_dir: str) -> dict[str, Any] | str:
-    if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
-        return "configuration must be an object with a supported type"
-    kind: str = raw["type"]
-    if kind == "stdio":
-        if not set(raw) <= _AGENT_STDIO_KEYS:
-            return "stdio configuration contains unknown fields"
-        if not _valid_agent_command(raw.get("command"), root):
-            return "stdio command must be a bare name or ./-relative path"
-        args = raw.get("args", _ABSENT)
-        if args is not _ABSENT and not (isinstance(args, list) and all(isinstance(a, str) for a in args)):
-            return "stdio args must be an array of strings"
-        env = raw.get("env", _ABSENT)
-        if env is not _ABSENT and not _is_string_map(env):
-            return "stdio env must contain only string values"
-        if isinstance(env, dict) and ("PLUGIN_ROOT" in env or "PLUGIN_DATA" in env):
-            return "stdio env must not define PLUGIN_ROOT or PLUGIN_DATA"
-        cwd = raw.get("cwd", _ABSENT)
-        if cwd is not _ABSENT and not _valid_agent_cwd(cwd, root, data_dir):
-            return "stdio cwd must remain within PLUGIN_ROOT or PLUGIN_DATA"
-    elif kind in ("streamable-http", "sse"):
-        if not set(raw) <= _AGENT_HTTP_KEYS:
-            return f"{kind} configuration contains unknown fields"
-        url = raw.get("url")
-        if not isinstance(url, str) or not url:
-            return f"{kind} url must be a non-empty string"
-        headers = raw.get("headers", _ABSENT)
-        if headers is not _ABSENT and not _is_string_map(headers):
-            return f"{kind} headers must contain only string values"
-    else:
-        return f"unsupported type: {kind}"
-    server = {key: raw[key] for key in js_ordered_keys(raw) if key != "type"}
-    server["transport"] = kind
-    return server
-
-
-_ABSENT: Final = object()
-
-
-def parse_agent_mcp_json(doc: Any, *, root: str, data_dir: str) -> tuple[dict[str, Any], list[str]]:
-    """Validate an agent-format ``mcp.json`` (§10.7): the valid servers (``type`` moved to ``transport``,
-    not yet absolutized) and one diagnostic per rejected server (or one for a malformed document).
-
-    ``data_dir`` is the plugin's would-be data dir, used to check ``${PLUGIN_DATA}`` cwds."""
-    if (
-        not isinstance(doc, dict)
-        or doc.get("$schema") != AGENT_MCP_SCHEMA
-        or not set(doc) <= _AGENT_TOP_KEYS
-        or not isinstance(doc.get("mcpServers"), dict)
-    ):
-        return {}, [f"invalid mcp.json: expected only $schema={AGENT_MCP_SCHEMA} and object mcpServers"]
-    servers: dict[str, Any] = {}
-    diagnostics: list[str] = []
-    raw_servers: dict[str, Any] = doc["mcpServers"]
-    for name in js_ordered_keys(raw_servers):
-        validated = _validate_agent_server(raw_servers[name], root, data_dir)
-        if isinstance(validated, str):
-            diagnostics.append(f'invalid MCP server "{name}" in mcp.json: {validated}')
-            continue
-        servers[name] = validated
-    return servers, diagnostics
-
-
-def agent_uses_data_dir(servers: Mapping[str, Any]) -> bool:
-    """An agent-format plugin gets its data dir when at least one valid server is stdio."""
-    return any(isinstance(s, dict) and s.get("transport") == "stdio" for s in servers.values())
-
-
 # --- one plugin (§10.1, §10.3) --------------------------------------------------------------------------
 
 
 def _file_config(
     fmt: BundleFormat, file: McpFileDocument, *, root: str, data_dir: str | None
 ) -> tuple[PluginMcpConfig, list[str]]:
-    base = js_resolve(root, posixpath.dirname(js_resolve(root, file.relative_path)))
+    base = path_resolve(root, posixpath.dirname(path_resolve(root, file.relative_path)))
     if fmt == "agent":
         candidate = data_dir or ""
         servers, diagnostics = parse_agent_mcp_json(file.document, root=root, data_dir=candidate)
@@ -473,7 +213,7 @@ def _file_config(
 
 def root_relative_config(servers: Mapping[str, Any], *, root: str) -> PluginMcpConfig:
     """An inline manifest map or a native plugin's map, absolutized against the plugin root."""
-    normalized_root = js_resolve("/", root)
+    normalized_root = path_resolve("/", root)
     extracted = {name: servers[name] for name in js_ordered_keys(servers) if isinstance(servers[name], dict)}
     return PluginMcpConfig(
         {name: absolutize_server(s, root=normalized_root, base=normalized_root) for name, s in extracted.items()},
@@ -492,11 +232,12 @@ def build_plugin_config(
 
     ``files`` are the MCP files that were read successfully, in :func:`mcp_file_paths` order; ``root`` of
     ``plugin`` must be the normalised root (the real path for the agent format); ``data_dir`` is
-    :func:`plugin_data_dir` for the agent format. Returns the config and the diagnostics of validation."""
+    :func:`domain.bundle_agent.plugin_data_dir` for the agent format. Returns the config and the diagnostics
+    of validation."""
     if plugin.format == "native":
         return root_relative_config(plugin.manifest_mcp_servers or {}, root=plugin.root), []
     fmt: BundleFormat = plugin.format
-    root = js_resolve("/", plugin.root)
+    root = path_resolve("/", plugin.root)
     contributions: list[PluginMcpConfig] = []
     diagnostics: list[str] = []
     for file in files:
@@ -532,7 +273,7 @@ def merge_plugin_configs(configs: Iterable[PluginMcpConfig]) -> PluginMcpConfig:
 
 def _override(overrides: Mapping[str, Any] | None, name: str) -> Any:
     if overrides is None or name not in overrides:
-        return _ABSENT
+        return UNDEFINED
     return overrides[name]
 
 

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from jscompat.text import js_trim
+
 __all__ = [
     "CLI_TYPE_ALIASES",
     "canonicalize_server",
@@ -38,16 +40,10 @@ CLI_TYPE_ALIASES: dict[str, str] = {
     "stdio": "stdio",
 }
 
-# ECMAScript WhiteSpace and LineTerminator code points: what ``String.prototype.trim`` removes.
-_JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
-
 
 def _alias_key(value: object) -> str:
     """``normalizeLowercaseStringOrEmpty``: trimmed and lower-cased text, ``""`` for anything else."""
-    return value.strip(_JS_WHITESPACE).lower() if isinstance(value, str) else ""
+    return js_trim(value).lower() if isinstance(value, str) else ""
 
 
 def is_known_type_alias(value: object) -> bool:

@@ -3,8 +3,8 @@
 
 upstream: ``src/agents/agent-bundle-mcp-runtime.ts`` (catalog build), ``mcp-tool-metadata.ts``
 (``normalizeMcpToolCatalog``), ``mcp-metadata.ts`` (``sanitizeMcpMetadataText``),
-``agent-bundle-mcp-combined.ts`` (``mergeMcpToolCatalogs``), ``mcp-error.ts`` and the SDK's
-``ListToolsResultSchema`` (the listing shape check, decision D10).
+``agent-bundle-mcp-combined.ts`` (``mergeMcpToolCatalogs``). The listing shape check is in
+:mod:`domain.tool_listing`, the diagnostic and metadata texts in :mod:`domain.catalog_text`.
 
 Everything here is pure; the application owns connections, clocks (``generated_at`` is passed in) and the
 result validators built from :meth:`NormalizedTools.output_schemas`.
@@ -12,48 +12,41 @@ result validators built from :meth:`NormalizedTools.output_schemas`.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 from typing import Any
 
+from domain.catalog_text import sanitize_metadata_text
 from domain.codex import codex_annotations
-from domain.filters import JS_WHITESPACE, ToolFilter, is_tool_allowed, js_trim
+from domain.filters import ToolFilter, is_tool_allowed
 from domain.names import safe_name_sort_key
-from domain.redaction import redact_diagnostic, redact_sensitive_text
-from jscompat.jsjson import JsonValue, js_number, js_ordered_keys
+from jscompat.jsjson import JsonValue, js_ordered_keys, js_truthy
+from jscompat.text import js_trim, utf16_key
 
 __all__ = [
     "CATALOG_VERSION",
-    "MCP_METADATA_TEXT_LIMIT",
     "RETIRED_RUNTIME_MESSAGE",
     "CapabilitySummary",
     "Catalog",
     "CatalogTool",
     "CollationKey",
     "Diagnostic",
-    "InvalidToolListing",
     "NormalizedTools",
     "ServerCapabilities",
     "ServerEntry",
     "build_server_catalog",
     "diagnostic_catalog",
-    "diagnostic_message",
     "empty_catalog",
-    "format_error_message",
     "merge_catalogs",
     "normalize_listed_tools",
     "retired_catalog",
-    "sanitize_metadata_text",
     "summarize_capabilities",
     "ui_resource_uri",
     "ui_visibility",
-    "validate_list_tools_result",
     "with_retry_diagnostic",
 ]
 
 CATALOG_VERSION = 1
-MCP_METADATA_TEXT_LIMIT = 1200
 RETIRED_RUNTIME_MESSAGE = "MCP server runtime retired; retry discovery on the next turn."
 
 CollationKey = Callable[[str], Any]
@@ -169,141 +162,13 @@ def with_retry_diagnostic(catalog: Catalog | None, server_name: str, message: st
 
 
 # ---------------------------------------------------------------------------------------------------
-# tools/list result shape (§4.4 last paragraph, decision D10)
-# ---------------------------------------------------------------------------------------------------
-
-
-class InvalidToolListing(ValueError):
-    """A ``tools/list`` page that does not match the MCP schema; the whole listing fails."""
-
-
-def _kind(value: object) -> str:
-    """The JSON kind of a value, as the SDK's schema errors name it."""
-    kinds: tuple[tuple[type | tuple[type, ...], str], ...] = (
-        (bool, "boolean"),
-        ((int, float), "number"),
-        (str, "string"),
-        (list, "array"),
-        (dict, "object"),
-    )
-    if value is None:
-        return "null"
-    return next((name for kind, name in kinds if isinstance(value, kind)), type(value).__name__)
-
-
-def _field(obj: Mapping[str, Any], key: str, kind: str, path: str, required: bool = False) -> str | None:
-    """A problem of ``obj[key]`` (``kind`` ``record`` is a plain object reported as a record)."""
-    if key not in obj:
-        return f"{path}.{key}: expected {kind}, received undefined" if required else None
-    actual = _kind(obj[key])
-    return (
-        None
-        if actual == kind or (kind == "record" and actual == "object")
-        else f"{path}.{key}: expected {kind}, received {actual}"
-    )
-
-
-def _one_of(obj: Mapping[str, Any], key: str, options: tuple[str, ...], path: str) -> str | None:
-    if key not in obj or obj[key] in options:
-        return None
-    return f"{path}.{key}: expected one of " + "|".join(f'"{option}"' for option in options)
-
-
-def _schema_problems(tool: Mapping[str, Any], key: str, path: str, required: bool) -> Iterator[str | None]:
-    yield _field(tool, key, "object", path, required)
-    schema, where = tool.get(key), f"{path}.{key}"
-    if not isinstance(schema, dict):
-        return
-    yield None if schema.get("type") == "object" else f'{where}.type: expected "object"'
-    yield _field(schema, "properties", "record", where)
-    properties = schema.get("properties")
-    for name, value in properties.items() if isinstance(properties, dict) else ():
-        if not isinstance(value, dict | list):
-            yield f"{where}.properties.{name}: expected object, received {_kind(value)}"
-    yield _field(schema, "required", "array", where)
-    yield from _strings(schema.get("required"), f"{where}.required")
-
-
-def _strings(values: object, path: str) -> Iterator[str | None]:
-    for index, value in enumerate(values if isinstance(values, list) else []):
-        if not isinstance(value, str):
-            yield f"{path}.{index}: expected string, received {_kind(value)}"
-
-
-def _tool_problems(tool: object, path: str) -> Iterator[str | None]:
-    if not isinstance(tool, dict):
-        yield f"{path}: expected object, received {_kind(tool)}"
-        return
-    yield _field(tool, "name", "string", path, required=True)
-    yield _field(tool, "title", "string", path)
-    yield _field(tool, "description", "string", path)
-    yield _field(tool, "icons", "array", path)
-    for index, icon in enumerate(tool["icons"] if isinstance(tool.get("icons"), list) else []):
-        where = f"{path}.icons.{index}"
-        if not isinstance(icon, dict):
-            yield f"{where}: expected object, received {_kind(icon)}"
-            continue
-        yield _field(icon, "src", "string", where, required=True)
-        yield _field(icon, "mimeType", "string", where)
-        yield _field(icon, "sizes", "array", where)
-        yield from _strings(icon.get("sizes"), f"{where}.sizes")
-        yield _one_of(icon, "theme", ("light", "dark"), where)
-    yield from _schema_problems(tool, "inputSchema", path, required=True)
-    yield from _schema_problems(tool, "outputSchema", path, required=False)
-    yield _field(tool, "annotations", "object", path)
-    if isinstance(tool.get("annotations"), dict):
-        yield _field(tool["annotations"], "title", "string", f"{path}.annotations")
-        for hint in ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"):
-            yield _field(tool["annotations"], hint, "boolean", f"{path}.annotations")
-    yield _field(tool, "execution", "object", path)
-    if isinstance(tool.get("execution"), dict):
-        yield _one_of(tool["execution"], "taskSupport", ("required", "optional", "forbidden"), f"{path}.execution")
-    yield _field(tool, "_meta", "record", path)
-
-
-def _page_problems(page: object) -> Iterator[str | None]:
-    if not isinstance(page, dict):
-        yield f"(root): expected object, received {_kind(page)}"
-        return
-    yield _field(page, "_meta", "object", "(root)")
-    if page.get("nextCursor") is not None:
-        yield _field(page, "nextCursor", "string", "(root)")
-    yield _field(page, "tools", "array", "(root)", required=True)
-    for index, tool in enumerate(page["tools"] if isinstance(page.get("tools"), list) else []):
-        yield from _tool_problems(tool, f"tools.{index}")
-
-
-def validate_list_tools_result(page: object) -> None:
-    """Raise :class:`InvalidToolListing` unless ``page`` is a valid ``tools/list`` result.
-
-    The checks are the MCP SDK's ``ListToolsResultSchema`` (every tool: string ``name``; ``inputSchema``
-    an object with ``type: "object"``, ``properties`` a map of objects and ``required`` a list of strings
-    when present; the same for ``outputSchema``; the types of ``title``, ``description``, ``icons``,
-    ``annotations``, ``execution.taskSupport`` and ``_meta``). ``nextCursor`` must be a string, or
-    ``null`` (decision D11). Message (D10), for the first problem:
-    ``MCP tool listing returned an invalid result: tools.0.inputSchema.type: expected "object"``.
-    """
-    problem = next((p for p in _page_problems(page) if p), None)
-    if problem:
-        raise InvalidToolListing(f"MCP tool listing returned an invalid result: {problem.removeprefix('(root).')}")
-
-
-# ---------------------------------------------------------------------------------------------------
 # Normalising one server's listing (§4.4 steps 7–8)
 # ---------------------------------------------------------------------------------------------------
 
 
-def _js_truthy(value: object) -> bool:
-    if value is None or value is False:
-        return False
-    if isinstance(value, int | float | str):
-        return bool(value) and value == value  # NaN is falsy
-    return True
-
-
 def _summary(capabilities: Mapping[str, Any], key: str) -> CapabilitySummary | None:
     value = capabilities.get(key)
-    if not _js_truthy(value):
+    if not js_truthy(value):
         return None
     return CapabilitySummary(list_changed=isinstance(value, dict) and value.get("listChanged") is True)
 
@@ -394,10 +259,6 @@ def ui_visibility(meta: object) -> tuple[str, ...] | None:
     return tuple(sorted({entry for entry in visibility if entry in ("app", "model")}))
 
 
-def _utf16_key(text: str) -> bytes:
-    return text.encode("utf-16-be", "surrogatepass")
-
-
 def build_server_catalog(
     *,
     server_name: str,
@@ -427,7 +288,7 @@ def build_server_catalog(
         prompts=capabilities.prompts,
         tools=tools_capability,
         tool_filter=tool_filter,
-        denied_tool_names=tuple(sorted(denied_tool_names, key=_utf16_key)),
+        denied_tool_names=tuple(sorted(denied_tool_names, key=utf16_key)),
         codex_approval_mode=codex_approval_mode,
     )
     fallback = f'Provided by bundle MCP server "{server_name}" ({launch_summary}).'
@@ -504,106 +365,3 @@ def merge_catalogs(catalogs: Iterable[Catalog], key: CollationKey) -> Catalog:
         session_denied_tools=tuple(sorted(denied, key=order)) or None,
         diagnostics=tuple(diagnostics) or None,
     )
-
-
-# ---------------------------------------------------------------------------------------------------
-# Error text (§4.12) and metadata text (§4.16)
-# ---------------------------------------------------------------------------------------------------
-
-
-def _causes(error: BaseException) -> list[BaseException]:
-    nested: list[BaseException] = []
-    if error.__cause__ is not None:
-        nested.append(error.__cause__)
-    if isinstance(error, BaseExceptionGroup):
-        nested.extend(error.exceptions)
-    return nested
-
-
-def _code_text(error: BaseException) -> str | None:
-    code = getattr(error, "code", None)
-    if isinstance(code, str):
-        return code
-    if isinstance(code, int | float) and not isinstance(code, bool):
-        return js_number(code)
-    return None
-
-
-def _message(error: BaseException) -> str:
-    return error.message if isinstance(error, BaseExceptionGroup) else str(error)
-
-
-def format_error_message(exc: BaseException) -> str:
-    """The error text of a diagnostic or warning (upstream ``formatErrorMessage``).
-
-    ``str(exc)`` (an exception group's ``message``; else the class name); then, walking the cause graph
-    breadth-first (``__cause__`` and the members of an exception group — not the implicit
-    ``__context__``), each cause's message unless the
-    text so far already contains it, and each cause's string/number ``code`` attribute unless already
-    appended; joined with `` | ``; finally generic secret redaction (D13). The top error's own ``code``
-    is not appended.
-    """
-    formatted = _message(exc) or type(exc).__name__
-    seen_texts = {formatted}
-
-    def append(text: str | None) -> None:
-        nonlocal formatted
-        if text and text not in seen_texts:
-            formatted += f" | {text}"
-            seen_texts.add(text)
-
-    candidates = [exc]
-    seen_ids = {id(exc)}
-    for current in candidates:
-        for nested in _causes(current):
-            if id(nested) not in seen_ids:
-                seen_ids.add(id(nested))
-                candidates.append(nested)
-    for cause in candidates[1:]:
-        message = _message(cause)
-        if message and message in formatted:
-            seen_texts.add(message)
-        else:
-            append(message)
-        append(_code_text(cause))
-    return redact_sensitive_text(formatted)
-
-
-def diagnostic_message(exc: BaseException) -> str:
-    """``redact_diagnostic(error)`` (§4.12): the catalog diagnostic / warning text of an error."""
-    return redact_diagnostic(format_error_message(exc))
-
-
-_WS_CLASS = "[" + re.escape(JS_WHITESPACE) + "]"
-_INSTRUCTION = re.compile(
-    f"(?:ignore|disregard){_WS_CLASS}+(?:all{_WS_CLASS}+)?(?:previous|prior|above){_WS_CLASS}+instructions",
-    re.ASCII | re.IGNORECASE,
-)
-_SYSTEM_PROMPT = re.compile(f"system{_WS_CLASS}+prompt", re.ASCII | re.IGNORECASE)
-
-
-def _utf16_truncate(text: str, limit: int) -> str:
-    units = 0
-    for index, char in enumerate(text):
-        units += 2 if ord(char) > 0xFFFF else 1
-        if units > limit:
-            return text[:index]
-    return text
-
-
-def sanitize_metadata_text(value: object) -> str | None:
-    """A tool description as the model may see it (§4.16); ``None`` for non-strings and blank strings.
-
-    Trim; redact ``ignore|disregard [all] previous|prior|above instructions``; normalise ``system prompt``;
-    cap at 1 200 UTF-16 units without splitting a surrogate pair, appending ``...``.
-    """
-    if not isinstance(value, str):
-        return None
-    text = js_trim(value)
-    if not text:
-        return None
-    text = _INSTRUCTION.sub("[redacted MCP metadata instruction]", text)
-    text = _SYSTEM_PROMPT.sub("system prompt", text)
-    if len(text.encode("utf-16-le", "surrogatepass")) // 2 > MCP_METADATA_TEXT_LIMIT:
-        return _utf16_truncate(text, MCP_METADATA_TEXT_LIMIT) + "..."
-    return text

@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.config_doc import configured_servers, is_newer_version, is_sensitive_path, substitute_env
+from domain.config_issues import Issue, ValidatorThrew
+from domain.config_legacy import legacy_lines
 from domain.includes import IncludeError, IncludeLoader, IncludeResolution, resolve_includes
-from domain.validation import Issue, ValidatorThrew, legacy_lines, validate_config
+from domain.validation import validate_config
 from jscompat.jsjson import js_dumps, js_order
 from jscompat.json5 import Json5Error, locate_value_line, parse_json5
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jscompat.jsjson import JsonValue, js_dumps, js_number
+from jscompat.text import utf16_key
 
 __all__ = [
     "COMPLETED_WITHOUT_CONTENT",
@@ -104,15 +105,11 @@ def content_block_to_agent(block: object) -> dict[str, str]:
     return _text(_stringify(block))
 
 
-def _utf16_key(text: str) -> bytes:
-    return text.encode("utf-16-be", "surrogatepass")
-
-
 def _key_sorted(value: JsonValue) -> JsonValue:
     """``JSON.parse(stableStringify(value))``: object keys sorted by UTF-16 code units at every depth;
     non-finite numbers become the strings ``NaN``/``Infinity``/``-Infinity``."""
     if isinstance(value, dict):
-        return {key: _key_sorted(value[key]) for key in sorted(value, key=_utf16_key)}
+        return {key: _key_sorted(value[key]) for key in sorted(value, key=utf16_key)}
     if isinstance(value, list | tuple):
         return [_key_sorted(item) for item in value]
     if isinstance(value, float) and not math.isfinite(value):

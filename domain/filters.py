@@ -15,13 +15,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from jscompat.text import JS_WHITESPACE, js_trim
+from jscompat.text import JS_LINE_TERMINATORS, js_trim
 
 __all__ = [
-    "JS_WHITESPACE",
     "ToolFilter",
     "is_tool_allowed",
-    "js_trim",
     "matches",
     "normalize_filter",
     "server_denied_by_tool_policy",
@@ -107,7 +105,7 @@ def is_tool_allowed(tool_filter: ToolFilter | None, name: str) -> bool:
 # ---------------------------------------------------------------------------------------------------
 
 _TOOL_NAME_ALIASES = {"bash": "exec", "apply-patch": "apply_patch", "cron": "automations"}
-_JS_DOT = "[^\n\r\u2028\u2029]*"  # a JavaScript ``.*`` (``.`` excludes line terminators)
+_JS_DOT = f"[^{JS_LINE_TERMINATORS}]*"  # a JavaScript ``.*`` (``.`` excludes line terminators)
 
 
 def _policy_name(value: object) -> str:

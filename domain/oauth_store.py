@@ -14,26 +14,27 @@ Mutations never modify their argument; unknown fields are kept, new fields are a
 from __future__ import annotations
 
 import json
-import math
-import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any, Literal
 
-from jscompat.jsjson import js_dumps, js_to_string
-from jscompat.text import JS_WHITESPACE, js_trim
-from jscompat.urls import parse_url
+from domain.oauth_schemas import (
+    CLIENT_INFORMATION_SCHEMA,
+    OAUTH_METADATA_SCHEMA,
+    OPENID_METADATA_SCHEMA,
+    RESOURCE_METADATA_SCHEMA,
+    TOKENS_SCHEMA,
+    is_js_number,
+)
+from jscompat.jsjson import js_dumps
+from jscompat.numbers import MAX_SAFE_INTEGER
+from jscompat.text import js_trim
+from jscompat.urls import can_parse_url
 
 __all__ = [
     "CLEARED_STORE",
     "DEFAULT_REDIRECT_URL",
-    "OAUTH_METADATA_SCHEMA",
-    "OPENID_METADATA_SCHEMA",
     "PENDING_TTL_MS",
-    "RESOURCE_METADATA_SCHEMA",
-    "TOKENS_SCHEMA",
     "InvalidateScope",
-    "ObjectSchema",
     "StoreRowInvalid",
     "authorization_challenge",
     "authorization_redirect",
@@ -74,238 +75,6 @@ class StoreRowInvalid(ValueError):
         self.detail = detail
 
 
-# --- JavaScript value semantics ------------------------------------------------------------------------
-
-
-def _is_record(value: object) -> bool:
-    return isinstance(value, dict)
-
-
-def _is_js_number(value: object) -> bool:
-    """``typeof value === "number"`` and finite (zod's ``z.number()``)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return False
-    return math.isfinite(value) if isinstance(value, float) else abs(value) < 2**1024
-
-
-def _can_parse_url(value: str) -> bool:
-    """``URL.canParse(value)``."""
-    return parse_url(value) is not None
-
-
-_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_RADIX = re.compile(r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
-
-
-def _string_to_number(text: str) -> float:
-    """ECMAScript ``StringToNumber`` (``Number("…")``); NaN where JavaScript gives NaN."""
-    text = text.strip(JS_WHITESPACE)
-    if not text:
-        return 0.0
-    if text in ("Infinity", "+Infinity"):
-        return math.inf
-    if text == "-Infinity":
-        return -math.inf
-    if _RADIX.fullmatch(text):
-        return float(int(text[2:], {"x": 16, "o": 8, "b": 2}[text[1].lower()]))
-    if _DECIMAL.fullmatch(text):
-        return float(text)
-    return math.nan
-
-
-def _to_number(value: object) -> float:
-    """``Number(value)`` for JSON data (what zod's ``z.coerce.number()`` does first)."""
-    if value is None:
-        return 0.0
-    if isinstance(value, bool):
-        return 1.0 if value else 0.0
-    if isinstance(value, int):
-        return float(value) if abs(value) < 2**1024 else math.inf
-    if isinstance(value, float):
-        return value
-    if isinstance(value, str):
-        return _string_to_number(value)
-    if isinstance(value, list):
-        return _string_to_number(js_to_string(value))
-    return math.nan
-
-
-# --- The MCP SDK schemas (@modelcontextprotocol/sdk 1.30 ``shared/auth``, zod 4) ------------------------
-
-_Check = Callable[[object], bool]
-
-
-def _string(value: object) -> bool:
-    return isinstance(value, str)
-
-
-def _boolean(value: object) -> bool:
-    return isinstance(value, bool)
-
-
-def _url(value: object) -> bool:
-    """``z.string().url()``: the JS-trimmed text parses as a URL."""
-    return isinstance(value, str) and _can_parse_url(js_trim(value))
-
-
-_UNSAFE_PROTOCOLS = ("javascript:", "data:", "vbscript:")
-
-
-def _safe_url(value: object) -> bool:
-    """The SDK's ``SafeUrlSchema``: a URL whose scheme is not ``javascript:``, ``data:`` or ``vbscript:``."""
-    if not isinstance(value, str):
-        return False
-    url = parse_url(re.sub(r"[\t\n\r]", "", js_trim(value)))
-    return url is not None and url.protocol not in _UNSAFE_PROTOCOLS
-
-
-def _string_array(value: object) -> bool:
-    return isinstance(value, list) and all(isinstance(item, str) for item in value)
-
-
-def _array_of(check: _Check) -> _Check:
-    return lambda value: isinstance(value, list) and all(check(item) for item in value)
-
-
-def _coerced_number(value: object) -> bool:
-    return math.isfinite(_to_number(value))
-
-
-@dataclass(frozen=True, slots=True)
-class ObjectSchema:
-    """A zod object schema of the MCP SDK as an ordered table ``(key, check, required)``. Calling it checks a
-    value: every required key present and valid, every optional key absent or valid; other keys are allowed
-    (``looseObject`` keeps them, ``strip`` drops them — either way they never fail). :attr:`keys` is the
-    schema's key order (what a zod parse writes first)."""
-
-    fields: tuple[tuple[str, _Check, bool], ...]
-
-    @property
-    def keys(self) -> tuple[str, ...]:
-        return tuple(key for key, _, _ in self.fields)
-
-    def __call__(self, value: object) -> bool:
-        if not isinstance(value, dict):
-            return False
-        for key, check, required in self.fields:
-            if key in value:
-                if not check(value[key]):
-                    return False
-            elif required:
-                return False
-        return True
-
-
-_client_information = ObjectSchema(
-    (
-        ("client_id", _string, True),
-        ("client_secret", _string, False),
-        ("client_id_issued_at", _is_js_number, False),
-        ("client_secret_expires_at", _is_js_number, False),
-    ),
-)
-
-TOKENS_SCHEMA = ObjectSchema(
-    # the SDK's OAuthTokens, in its key order
-    (
-        ("access_token", _string, True),
-        ("id_token", _string, False),
-        ("token_type", _string, True),
-        ("expires_in", _coerced_number, False),
-        ("scope", _string, False),
-        ("refresh_token", _string, False),
-    ),
-)
-
-RESOURCE_METADATA_SCHEMA = ObjectSchema(
-    # the SDK's OAuthProtectedResourceMetadata (loose), in its key order
-    (
-        ("resource", _url, True),
-        ("authorization_servers", _array_of(_safe_url), False),
-        ("jwks_uri", _url, False),
-        ("scopes_supported", _string_array, False),
-        ("bearer_methods_supported", _string_array, False),
-        ("resource_signing_alg_values_supported", _string_array, False),
-        ("resource_name", _string, False),
-        ("resource_documentation", _string, False),
-        ("resource_policy_uri", _url, False),
-        ("resource_tos_uri", _url, False),
-        ("tls_client_certificate_bound_access_tokens", _boolean, False),
-        ("authorization_details_types_supported", _string_array, False),
-        ("dpop_signing_alg_values_supported", _string_array, False),
-        ("dpop_bound_access_tokens_required", _boolean, False),
-    ),
-)
-
-OAUTH_METADATA_SCHEMA = ObjectSchema(
-    # the SDK's OAuthMetadata (loose), in its key order
-    (
-        ("issuer", _string, True),
-        ("authorization_endpoint", _safe_url, True),
-        ("token_endpoint", _safe_url, True),
-        ("registration_endpoint", _safe_url, False),
-        ("scopes_supported", _string_array, False),
-        ("response_types_supported", _string_array, True),
-        ("response_modes_supported", _string_array, False),
-        ("grant_types_supported", _string_array, False),
-        ("token_endpoint_auth_methods_supported", _string_array, False),
-        ("token_endpoint_auth_signing_alg_values_supported", _string_array, False),
-        ("service_documentation", _safe_url, False),
-        ("revocation_endpoint", _safe_url, False),
-        ("revocation_endpoint_auth_methods_supported", _string_array, False),
-        ("revocation_endpoint_auth_signing_alg_values_supported", _string_array, False),
-        ("introspection_endpoint", _string, False),
-        ("introspection_endpoint_auth_methods_supported", _string_array, False),
-        ("introspection_endpoint_auth_signing_alg_values_supported", _string_array, False),
-        ("code_challenge_methods_supported", _string_array, False),
-        ("client_id_metadata_document_supported", _boolean, False),
-    ),
-)
-
-OPENID_METADATA_SCHEMA = ObjectSchema(
-    # the SDK's OpenIdProviderDiscoveryMetadata, in its key order
-    (
-        ("issuer", _string, True),
-        ("authorization_endpoint", _safe_url, True),
-        ("token_endpoint", _safe_url, True),
-        ("userinfo_endpoint", _safe_url, False),
-        ("jwks_uri", _safe_url, True),
-        ("registration_endpoint", _safe_url, False),
-        ("scopes_supported", _string_array, False),
-        ("response_types_supported", _string_array, True),
-        ("response_modes_supported", _string_array, False),
-        ("grant_types_supported", _string_array, False),
-        ("acr_values_supported", _string_array, False),
-        ("subject_types_supported", _string_array, True),
-        ("id_token_signing_alg_values_supported", _string_array, True),
-        ("id_token_encryption_alg_values_supported", _string_array, False),
-        ("id_token_encryption_enc_values_supported", _string_array, False),
-        ("userinfo_signing_alg_values_supported", _string_array, False),
-        ("userinfo_encryption_alg_values_supported", _string_array, False),
-        ("userinfo_encryption_enc_values_supported", _string_array, False),
-        ("request_object_signing_alg_values_supported", _string_array, False),
-        ("request_object_encryption_alg_values_supported", _string_array, False),
-        ("request_object_encryption_enc_values_supported", _string_array, False),
-        ("token_endpoint_auth_methods_supported", _string_array, False),
-        ("token_endpoint_auth_signing_alg_values_supported", _string_array, False),
-        ("display_values_supported", _string_array, False),
-        ("claim_types_supported", _string_array, False),
-        ("claims_supported", _string_array, False),
-        ("service_documentation", _string, False),
-        ("claims_locales_supported", _string_array, False),
-        ("ui_locales_supported", _string_array, False),
-        ("claims_parameter_supported", _boolean, False),
-        ("request_parameter_supported", _boolean, False),
-        ("request_uri_parameter_supported", _boolean, False),
-        ("require_request_uri_registration", _boolean, False),
-        ("op_policy_uri", _safe_url, False),
-        ("op_tos_uri", _safe_url, False),
-        ("client_id_metadata_document_supported", _boolean, False),
-        ("code_challenge_methods_supported", _string_array, False),
-    ),
-)
-
-
 # --- Validation ----------------------------------------------------------------------------------------
 
 _CREDENTIAL_STATES = ("uninitialized", "cleared")
@@ -316,11 +85,11 @@ _STRING_FIELDS = ("codeVerifier", "lastAuthorizationUrl", "redirectUrl")
 def _discovery_state_issue(value: object) -> str | None:
     if not isinstance(value, dict) or not isinstance(value.get("authorizationServerUrl"), str):
         return "discoveryState is invalid"
-    if not _can_parse_url(value["authorizationServerUrl"]):
+    if not can_parse_url(value["authorizationServerUrl"]):
         return "discoveryState URLs are invalid"
     if "resourceMetadataUrl" in value:
         url = value["resourceMetadataUrl"]
-        if not isinstance(url, str) or not _can_parse_url(url):
+        if not isinstance(url, str) or not can_parse_url(url):
             return "discoveryState URLs are invalid"
     if "resourceMetadata" in value and not RESOURCE_METADATA_SCHEMA(value["resourceMetadata"]):
         return "discoveryState resource metadata is invalid"
@@ -336,7 +105,7 @@ def _challenge_issue(value: object) -> str | None:
         return "pendingAuthorizationChallenge is invalid"
     if "resourceMetadataUrl" in value:
         url = value["resourceMetadataUrl"]
-        if not isinstance(url, str) or not _can_parse_url(url):
+        if not isinstance(url, str) or not can_parse_url(url):
             return "pendingAuthorizationChallenge URL is invalid"
     if "scope" in value and not (isinstance(value["scope"], str) and value["scope"]):
         return "pendingAuthorizationChallenge scope is invalid"
@@ -347,7 +116,7 @@ def _challenge_issue(value: object) -> str | None:
 
 def _store_issue(store: Mapping[str, Any]) -> str | None:
     """The first §7.4 rule ``store`` breaks (in the reference's order), or ``None``."""
-    if "clientInformation" in store and not _client_information(store["clientInformation"]):
+    if "clientInformation" in store and not CLIENT_INFORMATION_SCHEMA(store["clientInformation"]):
         return "clientInformation is invalid"
     if "tokens" in store and not TOKENS_SCHEMA(store["tokens"]):
         return "tokens are invalid"
@@ -360,13 +129,13 @@ def _store_issue(store: Mapping[str, Any]) -> str | None:
             return "uninitialized credential state contains authoritative OAuth fields"
     if "tokenExpiresAt" in store:
         expires = store["tokenExpiresAt"]
-        if not _is_js_number(expires) or expires < 0:
+        if not is_js_number(expires) or expires < 0:
             return "tokenExpiresAt is invalid"
         if "tokens" not in store:
             return "tokenExpiresAt requires tokens"
     if "tokensAuthorizationServerUrl" in store:
         url = store["tokensAuthorizationServerUrl"]
-        if not isinstance(url, str) or not _can_parse_url(url):
+        if not isinstance(url, str) or not can_parse_url(url):
             return "tokensAuthorizationServerUrl is invalid"
         if "tokens" not in store:
             return "tokensAuthorizationServerUrl requires tokens"
@@ -399,7 +168,7 @@ def _reject_constant(name: str) -> Any:
 def _js_int(text: str) -> int | float:
     # JSON.parse yields doubles: integers beyond 2^53 lose precision, beyond ~1.8e308 become Infinity.
     value = int(text)
-    return value if abs(value) <= 2**53 else float(text)
+    return value if abs(value) <= MAX_SAFE_INTEGER + 1 else float(text)
 
 
 def decode_store(store_key: str, store_json: object) -> dict[str, Any]:
@@ -494,7 +263,7 @@ def authorization_redirect(
 def token_expires_at(tokens: Mapping[str, Any], now_ms: int) -> int | float | None:
     """``now + expires_in × 1000`` when ``expires_in`` is a finite number, else ``None``."""
     expires_in = tokens.get("expires_in")
-    if not isinstance(expires_in, int | float) or not _is_js_number(expires_in):
+    if not isinstance(expires_in, int | float) or not is_js_number(expires_in):
         return None
     value: int | float = now_ms + expires_in * 1000
     return int(value) if isinstance(value, float) and value.is_integer() else value

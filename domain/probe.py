@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from domain.catalog import Catalog
+from jscompat.text import utf16_key
 
 __all__ = ["APPROVAL_HINT", "probe_issue", "probe_lines", "probe_result"]
 
@@ -48,7 +49,7 @@ def probe_result(catalog: Catalog, tool_names: list[str], key: Callable[[str], A
     return {
         "generatedAt": _iso(catalog.generated_at),
         "servers": servers,
-        "tools": sorted(tool_names, key=lambda s: s.encode("utf-16-be")),
+        "tools": sorted(tool_names, key=utf16_key),
         "diagnostics": [
             {
                 "serverName": d.server_name,

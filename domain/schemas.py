@@ -3,48 +3,32 @@
 * §8.2 :func:`normalize_tool_parameters` — the model-facing parameter schema of every MCP tool and utility
   tool (upstream ``packages/ai/src/providers/agent-tools-parameter-schema.ts``
   ``normalizeToolParameterSchema`` without provider options). Pure; never raises on odd input.
-* §8.3 the pure half of output-schema validation: :func:`normalize_output_schema` (the draft-2020-12
-  normalisation, upstream ``normalizeJsonSchemaForTypeBox`` with ``format`` removed), the error-text
-  formatting, and the decision of §4.11 (:func:`check_call_result`).
+* §8.3 the pure half of output-schema validation is in :mod:`domain.output_schemas`:
+  ``normalize_output_schema`` (the draft-2020-12 normalisation, upstream ``normalizeJsonSchemaForTypeBox``
+  with ``format`` removed), the error-text formatting, and the decision of §4.11 (``check_call_result``).
 
 **Split (§8.3, decision D14).** The domain is stdlib-only, so it does not validate instances. The
 application/adapters build one validator per included tool with an ``outputSchema`` (at listing time):
-``jsonschema.Draft202012Validator`` over :func:`normalize_output_schema` when :func:`is_draft_2020_12`
-(``check_schema`` or compile failures → :func:`invalid_schema_message`, which fails the listing), else
+``jsonschema.Draft202012Validator`` over ``normalize_output_schema`` when ``is_draft_2020_12``
+(``check_schema`` or compile failures → ``invalid_schema_message``, which fails the listing), else
 ``jsonschema.Draft7Validator`` over the schema as listed. Validation errors are reported with
-:func:`format_validation_errors`; :func:`check_call_result` applies §4.11 around that validator.
+``format_validation_errors``; ``check_call_result`` applies §4.11 around that validator.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
-from jscompat.jsjson import JsonValue, js_ordered_keys
+from jscompat.jsjson import JsonValue, js_ordered_keys, js_truthy
+from jscompat.text import JS_LINE_TERMINATORS
+from jscompat.undefined import UNDEFINED
 
 __all__ = [
-    "DRAFT_2020_12_SCHEMA",
-    "CallResultViolation",
-    "check_call_result",
-    "ecmascript_unicode_pattern_compiles",
-    "format_validation_errors",
-    "invalid_schema_message",
-    "is_draft_2020_12",
-    "json_pointer",
-    "normalize_output_schema",
     "normalize_tool_parameters",
 ]
-
-DRAFT_2020_12_SCHEMA = "https://json-schema.org/draft/2020-12/schema"
-
-
-class _Missing:
-    """JavaScript ``undefined`` (a resolved JSON pointer may legitimately be ``null``)."""
-
-
-_MISSING: Final = _Missing()
 
 _MAP_KEYS = frozenset({"$defs", "definitions", "dependentSchemas", "patternProperties", "properties"})
 _OBJECT_KEYS = frozenset({"additionalProperties", "contains", "else", "if", "items", "not", "propertyNames", "then"})
@@ -58,15 +42,6 @@ def _ordered(obj: Mapping[str, Any]) -> dict[str, Any]:
     return {key: obj[key] for key in js_ordered_keys(obj)}
 
 
-def _truthy(value: object) -> bool:
-    """JavaScript truthiness of JSON data."""
-    if value is None or value is False:
-        return False
-    if isinstance(value, int | float | str):
-        return bool(value) and value == value
-    return True
-
-
 def _copy_meta(source: Mapping[str, Any], target: dict[str, Any]) -> None:
     for key in _META_KEYS:
         if key in source:
@@ -78,7 +53,7 @@ def _copy_meta(source: Mapping[str, Any], target: dict[str, Any]) -> None:
 # ---------------------------------------------------------------------------------------------------
 
 _Defs = tuple[dict[str, Any], dict[str, Any]]  # ($defs, definitions) visible at one level
-_DEFS_REF = re.compile(r"#/(\$defs|definitions)/([^/]+)(?:/([^\n\r\u2028\u2029]*))?\Z")
+_DEFS_REF = re.compile(rf"#/(\$defs|definitions)/([^/]+)(?:/([^{JS_LINE_TERMINATORS}]*))?\Z")
 _INDEX = re.compile(r"(?:0|[1-9][0-9]*)\Z")
 
 
@@ -103,17 +78,17 @@ def _resolve_path(value: Any, segments: list[str]) -> Any:
     current = value
     for segment in segments:
         if not isinstance(current, dict | list):
-            return _MISSING
+            return UNDEFINED
         key = _decode(segment)
         if isinstance(current, list):
             index = int(key) if _INDEX.match(key) else -1
             if index < 0 or index >= len(current):
-                return _MISSING
+                return UNDEFINED
             current = current[index]
         elif key in current:
             current = current[key]
         else:
-            return _MISSING
+            return UNDEFINED
     return current
 
 
@@ -122,12 +97,12 @@ def _resolve_ref(ref: str, defs: _Defs | None, root: Any) -> Any:
     if match and defs:
         namespace = defs[0] if match.group(1) == "$defs" else defs[1]
         name = _decode(match.group(2))
-        resolved = namespace.get(name, _MISSING) if name else _MISSING
-        if resolved is not _MISSING:
+        resolved = namespace.get(name, UNDEFINED) if name else UNDEFINED
+        if resolved is not UNDEFINED:
             rest = match.group(3)
             return _resolve_path(resolved, rest.split("/") if rest else [])
     if not ref.startswith("#/"):
-        return _MISSING
+        return UNDEFINED
     return _resolve_path(root, ref[2:].split("/"))
 
 
@@ -147,7 +122,7 @@ def _inline(schema: Any, defs: _Defs | None, stack: frozenset[str], state: _Inli
         if ref in stack:
             return {}
         resolved = _resolve_ref(ref, next_defs, root)
-        if resolved is _MISSING:
+        if resolved is UNDEFINED:
             if ref.startswith("#/"):
                 state.unresolved_local_refs = True
             return _ordered(schema)
@@ -294,9 +269,9 @@ def _enum_values(schema: object) -> list[Any] | None:
 
 
 def _merge_property(existing: Any, incoming: Any) -> Any:
-    if existing is _MISSING or not _truthy(existing):
+    if not js_truthy(existing):
         return incoming
-    if not _truthy(incoming):
+    if not js_truthy(incoming):
         return existing
     left, right = _enum_values(existing), _enum_values(incoming)
     if left is None and right is None:
@@ -332,7 +307,7 @@ def _flatten(schema: dict[str, Any], variants: list[Any]) -> dict[str, Any]:
         object_variants += 1
         items = _ordered(props).items() if isinstance(props, dict) else ((str(i), v) for i, v in enumerate(props))
         for key, value in items:
-            merged[key] = _merge_property(merged.get(key, _MISSING), value)
+            merged[key] = _merge_property(merged.get(key, UNDEFINED), value)
         entry_required = entry.get("required")
         for key in entry_required if isinstance(entry_required, list) else []:
             if isinstance(key, str):
@@ -379,245 +354,3 @@ def normalize_tool_parameters(schema: JsonValue) -> JsonValue:
     if variant_key is None:
         return _add_array_items(inlined)
     return _add_array_items(_flatten(inlined, inlined[variant_key]))
-
-
-# ---------------------------------------------------------------------------------------------------
-# §8.3 output schemas
-# ---------------------------------------------------------------------------------------------------
-
-
-def is_draft_2020_12(schema: object) -> bool:
-    """True when ``schema["$schema"]`` is exactly the draft-2020-12 URI (else: draft-07 validation)."""
-    return isinstance(schema, dict) and schema.get("$schema") == DRAFT_2020_12_SCHEMA
-
-
-def invalid_schema_message(message: str) -> str:
-    """The listing failure for an unusable draft-2020-12 output schema."""
-    return f"Invalid MCP draft-2020-12 JSON Schema: {message}"
-
-
-def json_pointer(path: Iterable[str | int]) -> str:
-    """An instance path as a JSON pointer (``["a", 0]`` → ``/a/0``; ``[]`` → ``""``)."""
-    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
-
-
-def format_validation_errors(errors: Iterable[tuple[str, str]]) -> str:
-    """``(instance pointer, message)`` pairs as ``"<pointer> <message>"`` joined with ``, `` (just the
-    message for the root; a blank message reads ``schema validation failed``); no errors →
-    ``schema validation failed``."""
-    parts = []
-    for pointer, message in errors:
-        text = message.strip() or "schema validation failed"
-        parts.append(f"{pointer} {text}" if pointer else text)
-    return ", ".join(parts) or "schema validation failed"
-
-
-@dataclass(frozen=True, slots=True)
-class CallResultViolation:
-    """A ``tools/call`` result rejected by §4.11 (raise it as an MCP error with this code)."""
-
-    code: int
-    message: str
-
-    def rendered(self) -> str:
-        return f"MCP error {self.code}: {self.message}"
-
-
-def check_call_result(
-    tool_name: str, result: Mapping[str, Any], validate: Callable[[JsonValue], str | None]
-) -> CallResultViolation | None:
-    """§4.11 for a tool listed with an ``outputSchema``; ``validate`` returns ``None`` when the structured
-    content is valid, else the details text (:func:`format_validation_errors`)."""
-    if "structuredContent" not in result:
-        if result.get("isError") is True:
-            return None
-        return CallResultViolation(
-            -32600, f"Tool {tool_name} has an output schema but did not return structured content"
-        )
-    details = validate(result["structuredContent"])
-    if details is None:
-        return None
-    return CallResultViolation(-32602, f"Structured content does not match the tool's output schema: {details}")
-
-
-_RESOURCE_KEYS = frozenset(
-    {"$anchor", "$defs", "$dynamicAnchor", "$id", "$recursiveAnchor", "$schema", "$vocabulary", "definitions"}
-)
-_VALUE_KEYS = frozenset(
-    {
-        "additionalItems", "additionalProperties", "contains", "else", "if", "items", "not", "propertyNames",
-        "then", "unevaluatedItems", "unevaluatedProperties",
-    }
-)  # fmt: skip
-_ARRAY_KEYS_2020 = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
-_MAP_KEYS_2020 = _MAP_KEYS
-
-
-def _expand_types(schema: dict[str, Any]) -> dict[str, Any]:
-    kind = schema.get("type")
-    types = list(kind) if isinstance(kind, list) else [kind] if isinstance(kind, str) else None
-    if types is None:
-        return schema
-    if schema.get("nullable") is True and "null" not in types:
-        types.append("null")
-    if len(types) == 1 and not isinstance(kind, list):
-        return schema
-    rest = [(k, v) for k, v in schema.items() if k not in ("nullable", "type")]
-    out = {k: v for k, v in rest if k in _RESOURCE_KEYS}
-    branch = {k: v for k, v in rest if k not in _RESOURCE_KEYS}
-    out["anyOf"] = [{**branch, "type": t} for t in types]
-    return out
-
-
-def _additional_as_pattern(schema: dict[str, Any]) -> dict[str, Any]:
-    extra = schema.get("additionalProperties")
-    if not isinstance(extra, dict) or isinstance(schema.get("properties"), dict):
-        return schema
-    if isinstance(schema.get("patternProperties"), dict):
-        return schema
-    out = {k: v for k, v in schema.items() if k != "additionalProperties"}
-    out["patternProperties"] = {".*": extra}
-    out["additionalProperties"] = False
-    return out
-
-
-_ESCAPED_SEPARATOR = re.compile(r"\\([^\\])")
-
-
-def _repair_pattern(pattern: str, compiles: Callable[[str], bool]) -> str:
-    if compiles(pattern):
-        return pattern
-    repaired = _ESCAPED_SEPARATOR.sub(lambda m: m.group(1) if m.group(1) in ":/" else m.group(0), pattern)
-    return repaired if compiles(repaired) else pattern
-
-
-def _node(schema: Any, compiles: Callable[[str], bool]) -> Any:
-    if isinstance(schema, list):
-        return [_node(entry, compiles) for entry in schema]
-    if not isinstance(schema, dict):
-        return schema
-    current = _ordered(schema)
-    enum = current.get("enum")
-    if (
-        current.get("nullable") is True
-        and current.get("enumIncludesNull") is True
-        and isinstance(enum, list)
-        and not any(entry is None for entry in enum)
-    ):
-        current = {**current, "enum": [*enum, None]}
-    current = _additional_as_pattern(_expand_types(current))
-    out: dict[str, Any] = {}
-    for key, value in current.items():
-        if key == "format":
-            continue
-        if key == "$dynamicRef" and "$ref" not in current:
-            out["$ref"] = value
-        elif key == "pattern" and isinstance(value, str):
-            out[key] = _repair_pattern(value, compiles)
-        elif key == "patternProperties" and isinstance(value, dict):
-            merged: dict[str, Any] = {}
-            for pattern, sub in _ordered(value).items():
-                repaired, node = _repair_pattern(pattern, compiles), _node(sub, compiles)
-                merged[repaired] = node if repaired not in merged else {"allOf": [merged[repaired], node]}
-            out[key] = merged
-        elif key in _MAP_KEYS_2020:
-            out[key] = {k: _node(v, compiles) for k, v in _ordered(value).items()} if isinstance(value, dict) else value
-        elif key == "dependencies" and isinstance(value, dict):
-            out[key] = {
-                k: v if isinstance(v, list) and all(isinstance(e, str) for e in v) else _node(v, compiles)
-                for k, v in _ordered(value).items()
-            }
-        elif key in _VALUE_KEYS or key in _ARRAY_KEYS_2020:
-            out[key] = _node(value, compiles)
-        else:
-            out[key] = value
-    return out
-
-
-def normalize_output_schema(schema: JsonValue, pattern_compiles: Callable[[str], bool] | None = None) -> JsonValue:
-    """The draft-2020-12 output schema as the validator compiles it (§8.3 steps 1–6, ``format`` removed).
-
-    ``pattern_compiles`` decides whether a pattern is a valid Unicode-mode ECMAScript regex (rule 6);
-    default :func:`ecmascript_unicode_pattern_compiles`.
-    """
-    return _node(schema, pattern_compiles or ecmascript_unicode_pattern_compiles)
-
-
-_IDENTITY_ESCAPES = frozenset("^$\\.*+?()[]{}|/fnrtvdDsSwW0123456789")
-_QUANTIFIER = re.compile(r"\*|\+|\?|\{[0-9]+(?:,[0-9]*)?\}")
-_HEX = frozenset("0123456789abcdefABCDEF")
-
-
-def _escape(pattern: str, i: int, in_class: bool) -> tuple[str, int] | None:
-    """The Python translation of the escape at ``pattern[i]`` and the index after it; ``None`` when
-    Unicode-mode ECMAScript rejects it."""
-    nxt = pattern[i + 1] if i + 1 < len(pattern) else ""
-    placeholder = "a" if in_class else "."
-    if nxt in ("p", "P") or (nxt == "u" and pattern.startswith("{", i + 2)):
-        close = pattern.find("}", i + 2)
-        return (placeholder, close + 1) if pattern.startswith("{", i + 2) and close >= 0 else None
-    if nxt in ("u", "x"):
-        width = 4 if nxt == "u" else 2
-        digits = pattern[i + 2 : i + 2 + width]
-        return (pattern[i : i + 2 + width], i + 2 + width) if len(digits) == width and set(digits) <= _HEX else None
-    if nxt == "c":
-        letter = pattern[i + 2 : i + 3]
-        return (placeholder, i + 3) if letter.isascii() and letter.isalpha() else None
-    if nxt == "k":
-        close = pattern.find(">", i + 3)
-        return (f"(?P={pattern[i + 3 : close]})", close + 1) if pattern.startswith("<", i + 2) and close >= 0 else None
-    if nxt in ("b", "B"):
-        if in_class:
-            return ("\\x08", i + 2) if nxt == "b" else None
-        return pattern[i : i + 2], i + 2
-    if (nxt == "-" and in_class) or (nxt and nxt in _IDENTITY_ESCAPES):
-        return pattern[i : i + 2], i + 2
-    return None
-
-
-def ecmascript_unicode_pattern_compiles(pattern: str) -> bool:
-    """Approximately ``new RegExp(pattern, "u")`` succeeding (decision D14 accepts dialect differences).
-
-    Unicode mode rejects identity escapes of other characters (``\\:``), lone ``{``/``}``/``]``, a
-    quantifier after a quantifier, and malformed ``\\x``/``\\u``/``\\c``/``\\p``/``\\k`` escapes; the rest
-    is checked by compiling a Python translation (``\\p{…}`` as ``.``, named groups as ``(?P<…>``).
-    """
-    out: list[str] = []
-    in_class = False
-    quantified = ""  # "q" right after a quantifier, "lazy" after its lazy ``?``
-    i, n = 0, len(pattern)
-    while i < n:
-        char = pattern[i]
-        after = ""
-        if char == "\\":
-            escaped = _escape(pattern, i, in_class)
-            if escaped is None:
-                return False
-            token, i = escaped
-        elif in_class:
-            in_class = char != "]"
-            token, i = char, i + 1
-        elif pattern.startswith(("[]", "[^]"), i):
-            token, i = ("(?!)", i + 2) if pattern[i + 1] == "]" else ("[\\s\\S]", i + 3)
-        elif (quantifier := _QUANTIFIER.match(pattern, i)) is not None:
-            if quantified == "q" and char == "?":
-                after = "lazy"
-            elif quantified:
-                return False
-            else:
-                after = "q"
-            token, i = quantifier.group(0), quantifier.end()
-        elif char in "{}]":
-            return False
-        elif pattern.startswith("(?<", i) and not pattern.startswith(("(?<=", "(?<!"), i):
-            token, i = "(?P<", i + 3
-        else:
-            in_class = char == "["
-            token, i = char, i + 1
-        quantified = after
-        out.append(token)
-    try:
-        re.compile("".join(out))
-    except (re.error, RecursionError, OverflowError):
-        return False
-    return True

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.transport import HttpConfig, Resolution
-from jscompat.jsjson import js_dumps
+from jscompat.jsjson import js_dumps, js_truthy
 
 __all__ = [
     "ServerAuthView",
@@ -108,10 +108,6 @@ def status_entry(
     return entry
 
 
-def _truthy(value: object) -> bool:
-    return value is not None and value is not False and value != 0 and value != ""
-
-
 def status_lines(entry: dict[str, Any], *, verbose: bool) -> list[str]:
     """The text lines of one entry (``- <name>: …`` plus the verbose detail lines)."""
     klass = entry.get("transport", "invalid") if entry["enabled"] else "disabled"
@@ -128,7 +124,7 @@ def status_lines(entry: dict[str, Any], *, verbose: bool) -> list[str]:
     principals = entry.get("connectedPrincipals")
     if principals is not None:
         parts.append(f"{principals}-principal-connected" if principals == 1 else f"{principals}-principals-connected")
-    if _truthy(entry.get("toolFilter")):
+    if js_truthy(entry.get("toolFilter")):
         parts.append("tool-filtered")
     if entry.get("supportsParallelToolCalls") is True:
         parts.append("parallel")

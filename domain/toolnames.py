@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from domain.catalog import Catalog, CatalogTool, CollationKey
-from domain.filters import js_trim
 from domain.names import SERVER_PREFIX_MAX, safe_name_sort_key, sanitize_fragment
 from domain.schemas import normalize_tool_parameters
 from domain.utility_tools import utility_operations, utility_tool_definition
 from jscompat.jsjson import JsonValue
+from jscompat.text import js_trim
 
 __all__ = [
     "TOOL_NAME_MAX_PREFIX",

@@ -21,38 +21,44 @@ The zod evaluation rules that decide *which* issues appear, and in what order:
 
 Keys named ``__proto__`` never reach the reference's schema (its reader does not keep them as own keys);
 only a server named ``__proto__`` is reported, before every other issue.
+
+The issue model and zod's issue texts are in :mod:`domain.config_issues`; the ``Legacy config keys``
+lines in :mod:`domain.config_legacy`.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Final, TypeGuard
 
-from domain.canonical import is_known_type_alias
-from jscompat.jsjson import js_ordered_keys, js_string
+from domain.config_issues import (
+    Collector,
+    FieldCheck,
+    Issue,
+    Path,
+    ValidatorThrew,
+    expected,
+    too_small_length,
+    unrecognized,
+)
+from jscompat.jsjson import js_ordered_keys, js_truthy
+from jscompat.numbers import MAX_SAFE_INTEGER
+from jscompat.text import js_trim
 from jscompat.urls import Url, parse_url
 
 __all__ = [
     "RESERVED_SERVER_NAME",
-    "Issue",
-    "ValidatorThrew",
-    "legacy_lines",
-    "type_name",
     "validate_config",
 ]
 
 RESERVED_SERVER_NAME: Final = "__proto__"
 
-_ROOT = "<root>"
 _RESERVED_NAME_MESSAGE: Final = 'MCP server name "__proto__" is reserved; rename the server'
 _BOOLEAN_ALLOWED: Final = ("true", "false")
 _TRANSPORTS: Final = ("stdio", "sse", "streamable-http")
 _IDENTITIES: Final = ("shared", "per-requester")
 _APPROVAL_MODES: Final = ("auto", "prompt", "approve")
-_MAX_SAFE_INTEGER: Final = 9007199254740991
 _AGENT_PATTERN = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}")
 _AGENT_PATTERN_TEXT: Final = "/^[a-z0-9][a-z0-9_-]{0,63}$/i"
 _RETIRED_SERVER_KEYS: Final = (
@@ -65,92 +71,9 @@ _RETIRED_SERVER_KEYS: Final = (
     "client_cert",
     "client_key",
 )
-_DISPLAY_SEGMENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$:-]*")
-
-# ECMAScript WhiteSpace and LineTerminator code points: what ``String.prototype.trim`` removes.
-_JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
-
-
-PathSegment = str | int
-
-
-@dataclass(frozen=True, slots=True)
-class Issue:
-    """One validation issue: where (config path segments; ints are array indices) and what.
-
-    ``allowed_values`` is set for boolean, enum and literal failures, as the reference's
-    ``allowedValues`` (JSON strings: ``("true", "false")``, ``("stdio", "sse", "streamable-http")``).
-    """
-
-    path: tuple[PathSegment, ...]
-    message: str
-    allowed_values: tuple[str, ...] | None = None
-
-    @property
-    def dotted(self) -> str:
-        """The path as the reference joins it: ``mcp.servers.x.args.0``; ``<root>`` for the root.
-
-        This is the ``<path>`` of ``Config invalid after MCP <label> (<path>: <message>).``
-        """
-        if not self.path:
-            return _ROOT
-        return ".".join(str(segment) for segment in self.path)
-
-    @property
-    def json_path(self) -> str:
-        """The ``path`` of the ``--json`` envelope's ``issues``: ``dotted`` trimmed at both ends
-        (a server named ``"a "`` gives ``mcp.servers.a``), ``<root>`` when nothing is left."""
-        return _js_trim(self.dotted) or _ROOT
-
-    @property
-    def display(self) -> str:
-        """The path as the invalid-config block prints it in text mode.
-
-        Array indices in brackets, keys that are not plain identifiers as a bracketed JSON string:
-        ``mcp.servers.x.args[0]``, ``mcp.servers["my server"].url``, ``mcp.servers["10"]``;
-        ``<root>`` for the root.
-        """
-        if not self.path:
-            return _ROOT
-        out = ""
-        for segment in self.path:
-            if isinstance(segment, int):
-                out = f"{out}[{segment}]"
-            elif _DISPLAY_SEGMENT.fullmatch(segment) is None:
-                out = f"{out}[{js_string(segment)}]"
-            else:
-                out = f"{out}.{segment}" if out else segment
-        return out
-
-
-class ValidatorThrew(Exception):
-    """The reference's validator throws instead of reporting an issue.
-
-    2026.9.6 runs ``new URL(value)`` unguarded for ``oauth.clientMetadataUrl``; a string that is not a URL
-    makes it throw ``TypeError: Invalid URL``. Reading such a config reports the single issue
-    ``<root>: read failed: TypeError: Invalid URL``; ``set``/``add``/``configure`` fail as an uncaught error
-    with reason ``Invalid URL``.
-    """
-
-    def __init__(self, error_name: str = "TypeError", message: str = "Invalid URL") -> None:
-        super().__init__(message)
-        self.error_name = error_name
-        self.message = message
-
-    @property
-    def js_text(self) -> str:
-        """``String(error)`` in JavaScript: ``TypeError: Invalid URL``."""
-        return f"{self.error_name}: {self.message}"
 
 
 # --- helpers ----------------------------------------------------------------------------------------------
-
-
-def _js_trim(text: str) -> str:
-    return text.strip(_JS_WHITESPACE)
 
 
 def _is_finite_number(value: object) -> bool:
@@ -159,43 +82,6 @@ def _is_finite_number(value: object) -> bool:
     if isinstance(value, int):
         return True
     return isinstance(value, float) and math.isfinite(value)
-
-
-def type_name(value: object) -> str:
-    """The name zod prints after ``received``: ``null``, ``array``, ``object``, ``string``, ``number``,
-    ``boolean``; for non-finite floats ``NaN``, ``Infinity`` or ``-Infinity``."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "number"
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN"
-        if math.isinf(value):
-            return "Infinity" if value > 0 else "-Infinity"
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list | tuple):
-        return "array"
-    return "object"
-
-
-def _expected(kind: str, value: object) -> str:
-    return f"Invalid input: expected {kind}, received {type_name(value)}"
-
-
-def _unrecognized(keys: list[str]) -> str:
-    quoted = ", ".join(f'"{key}"' for key in keys)
-    return f"Unrecognized key: {quoted}" if len(keys) == 1 else f"Unrecognized keys: {quoted}"
-
-
-def _too_small_length(value: str | list[Any]) -> str:
-    if isinstance(value, str):
-        return "Too small: expected string to have >=1 characters"
-    return "Too small: expected array to have >=1 items"
 
 
 def _strip_proto(value: Any) -> Any:
@@ -207,89 +93,57 @@ def _strip_proto(value: Any) -> Any:
     return value
 
 
-class _Collector:
-    """Issues in emission order, each remembering whether zod lets later checks run after it."""
-
-    __slots__ = ("items",)
-
-    def __init__(self) -> None:
-        self.items: list[tuple[Issue, bool]] = []
-
-    def add(
-        self,
-        path: tuple[PathSegment, ...],
-        message: str,
-        *,
-        aborts: bool,
-        allowed: tuple[str, ...] | None = None,
-    ) -> None:
-        self.items.append((Issue(path, message, allowed), aborts))
-
-    def mark(self) -> int:
-        return len(self.items)
-
-    def aborted_since(self, mark: int) -> bool:
-        return any(aborts for _, aborts in self.items[mark:])
-
-    def issues(self) -> list[Issue]:
-        return [issue for issue, _ in self.items]
-
-
-Path = tuple[PathSegment, ...]
-_FieldCheck = Callable[[object, Path, _Collector], object]
-
-
 # --- leaf schemas -----------------------------------------------------------------------------------------
 
 
-def _boolean(value: object, path: Path, out: _Collector) -> object:
+def _boolean(value: object, path: Path, out: Collector) -> object:
     if not isinstance(value, bool):
         out.add(
             path,
-            f"{_expected('boolean', value)} (allowed: true, false)",
+            f"{expected('boolean', value)} (allowed: true, false)",
             aborts=True,
             allowed=_BOOLEAN_ALLOWED,
         )
     return value
 
 
-def _string(value: object, path: Path, out: _Collector) -> object:
+def _string(value: object, path: Path, out: Collector) -> object:
     if not isinstance(value, str):
-        out.add(path, _expected("string", value), aborts=True)
+        out.add(path, expected("string", value), aborts=True)
     return value
 
 
-def _number(value: object, path: Path, out: _Collector) -> TypeGuard[int | float]:
+def _number(value: object, path: Path, out: Collector) -> TypeGuard[int | float]:
     """zod ``number()``: finite numbers only. True when the value passed (checks may follow)."""
     if _is_finite_number(value):
         return True
-    out.add(path, _expected("number", value), aborts=True)
+    out.add(path, expected("number", value), aborts=True)
     return False
 
 
-def _positive_number(value: object, path: Path, out: _Collector) -> object:
+def _positive_number(value: object, path: Path, out: Collector) -> object:
     if _number(value, path, out) and not value > 0:
         out.add(path, "Too small: expected number to be >0 (must be greater than 0)", aborts=False)
     return value
 
 
-def _non_negative_number(value: object, path: Path, out: _Collector) -> object:
+def _non_negative_number(value: object, path: Path, out: Collector) -> object:
     if _number(value, path, out) and not value >= 0:
         out.add(path, "Too small: expected number to be >=0 (minimum: 0)", aborts=False)
     return value
 
 
-def _port(value: object, path: Path, out: _Collector) -> object:
+def _port(value: object, path: Path, out: Collector) -> object:
     """``number().int().min(1).max(65535)``."""
     if not _number(value, path, out):
         return value
     if isinstance(value, float) and not value.is_integer():
         out.add(path, "Invalid input: expected int, received number", aborts=True)
         return value
-    if value > _MAX_SAFE_INTEGER:
-        out.add(path, f"Too big: expected int to be <={_MAX_SAFE_INTEGER}", aborts=False)
-    elif value < -_MAX_SAFE_INTEGER:
-        out.add(path, f"Too small: expected int to be >=-{_MAX_SAFE_INTEGER}", aborts=False)
+    if value > MAX_SAFE_INTEGER:
+        out.add(path, f"Too big: expected int to be <={MAX_SAFE_INTEGER}", aborts=False)
+    elif value < -MAX_SAFE_INTEGER:
+        out.add(path, f"Too small: expected int to be >=-{MAX_SAFE_INTEGER}", aborts=False)
     if value < 1:
         out.add(path, "Too small: expected number to be >=1 (minimum: 1)", aborts=False)
     if value > 65535:
@@ -297,11 +151,11 @@ def _port(value: object, path: Path, out: _Collector) -> object:
     return value
 
 
-def _choice(values: tuple[str, ...]) -> _FieldCheck:
+def _choice(values: tuple[str, ...]) -> FieldCheck:
     """zod ``enum([...])``."""
     listed = "|".join(f'"{v}"' for v in values)
 
-    def check(value: object, path: Path, out: _Collector) -> object:
+    def check(value: object, path: Path, out: Collector) -> object:
         if not (isinstance(value, str) and value in values):
             out.add(path, f"Invalid option: expected one of {listed}", aborts=True, allowed=values)
         return value
@@ -309,7 +163,7 @@ def _choice(values: tuple[str, ...]) -> _FieldCheck:
     return check
 
 
-def _transport(value: object, path: Path, out: _Collector) -> object:
+def _transport(value: object, path: Path, out: Collector) -> object:
     """A union of the three transport literals."""
     if not (isinstance(value, str) and value in _TRANSPORTS):
         hint = ", ".join(f'"{v}"' for v in _TRANSPORTS)
@@ -317,67 +171,67 @@ def _transport(value: object, path: Path, out: _Collector) -> object:
     return value
 
 
-def _oauth_literal(value: object, path: Path, out: _Collector) -> object:
+def _oauth_literal(value: object, path: Path, out: Collector) -> object:
     if value != "oauth" or not isinstance(value, str):
         out.add(path, 'Invalid input: expected "oauth" (allowed: "oauth")', aborts=True, allowed=("oauth",))
     return value
 
 
-def _trimmed_non_empty(value: object, path: Path, out: _Collector) -> object:
+def _trimmed_non_empty(value: object, path: Path, out: Collector) -> object:
     """``string().trim().min(1)``; returns the trimmed text (what refinements see)."""
     if not isinstance(value, str):
-        out.add(path, _expected("string", value), aborts=True)
+        out.add(path, expected("string", value), aborts=True)
         if isinstance(value, list) and not value:
-            out.add(path, _too_small_length(value), aborts=False)
+            out.add(path, too_small_length(value), aborts=False)
         return value
-    trimmed = _js_trim(value)
+    trimmed = js_trim(value)
     if not trimmed:
-        out.add(path, _too_small_length(trimmed), aborts=False)
+        out.add(path, too_small_length(trimmed), aborts=False)
     return trimmed
 
 
-def _agent_name(value: object, path: Path, out: _Collector) -> object:
+def _agent_name(value: object, path: Path, out: Collector) -> object:
     """``string().trim().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i)``."""
     if not isinstance(value, str):
-        out.add(path, _expected("string", value), aborts=True)
+        out.add(path, expected("string", value), aborts=True)
         return value
-    trimmed = _js_trim(value)
+    trimmed = js_trim(value)
     if _AGENT_PATTERN.fullmatch(trimmed) is None:
         out.add(path, f"Invalid string: must match pattern {_AGENT_PATTERN_TEXT}", aborts=False)
     return trimmed
 
 
-def _non_empty_array(element: _FieldCheck) -> _FieldCheck:
+def _non_empty_array(element: FieldCheck) -> FieldCheck:
     """``array(element).min(1)``."""
 
-    def check(value: object, path: Path, out: _Collector) -> object:
+    def check(value: object, path: Path, out: Collector) -> object:
         if not isinstance(value, list):
-            out.add(path, _expected("array", value), aborts=True)
+            out.add(path, expected("array", value), aborts=True)
             if isinstance(value, str) and not value:
-                out.add(path, _too_small_length(value), aborts=False)
+                out.add(path, too_small_length(value), aborts=False)
             return value
         parsed = [element(item, (*path, index), out) for index, item in enumerate(value)]
         if not value:
-            out.add(path, _too_small_length(value), aborts=False)
+            out.add(path, too_small_length(value), aborts=False)
         return parsed
 
     return check
 
 
-def _string_array(value: object, path: Path, out: _Collector) -> object:
+def _string_array(value: object, path: Path, out: Collector) -> object:
     """``array(string())`` (no length bound)."""
     if not isinstance(value, list):
-        out.add(path, _expected("array", value), aborts=True)
+        out.add(path, expected("array", value), aborts=True)
         return value
     for index, item in enumerate(value):
         _string(item, (*path, index), out)
     return value
 
 
-def _scalar_record(value: object, path: Path, out: _Collector) -> object:
+def _scalar_record(value: object, path: Path, out: Collector) -> object:
     """``record(string(), string | number | boolean)`` (``env``, ``headers``)."""
     if not isinstance(value, dict):
-        out.add(path, _expected("record", value), aborts=True)
+        out.add(path, expected("record", value), aborts=True)
         return value
     for key in js_ordered_keys(value):
         item = value[key]
@@ -388,7 +242,7 @@ def _scalar_record(value: object, path: Path, out: _Collector) -> object:
 
 def _trimmed_url(value: str) -> tuple[Url | None, str]:
     """zod's ``url()`` check: the parse of the trimmed text, and the value later checks see."""
-    trimmed = _js_trim(value)
+    trimmed = js_trim(value)
     parsed = parse_url(trimmed)
     if parsed is None:
         return None, value
@@ -399,10 +253,10 @@ def _is_http(url: Url | None) -> bool:
     return url is not None and url.protocol in ("http:", "https:")
 
 
-def _http_url(value: object, path: Path, out: _Collector) -> object:
+def _http_url(value: object, path: Path, out: Collector) -> object:
     """``string().url().refine(isHttpUrl, "Expected http:// or https:// URL")``."""
     if not isinstance(value, str):
-        out.add(path, _expected("string", value), aborts=True)
+        out.add(path, expected("string", value), aborts=True)
         return value
     parsed, seen = _trimmed_url(value)
     if parsed is None:
@@ -412,10 +266,10 @@ def _http_url(value: object, path: Path, out: _Collector) -> object:
     return seen
 
 
-def _client_metadata_url(value: object, path: Path, out: _Collector) -> object:
+def _client_metadata_url(value: object, path: Path, out: Collector) -> object:
     """``string().url().refine(https with a non-root path)``; the refinement throws on a non-URL."""
     if not isinstance(value, str):
-        out.add(path, _expected("string", value), aborts=True)
+        out.add(path, expected("string", value), aborts=True)
         return value
     parsed, seen = _trimmed_url(value)
     if parsed is None:
@@ -428,9 +282,9 @@ def _client_metadata_url(value: object, path: Path, out: _Collector) -> object:
     return seen
 
 
-def _sandbox_origin(value: object, path: Path, out: _Collector) -> object:
+def _sandbox_origin(value: object, path: Path, out: Collector) -> object:
     if not isinstance(value, str):
-        out.add(path, _expected("string", value), aborts=True)
+        out.add(path, expected("string", value), aborts=True)
         return value
     parsed, seen = _trimmed_url(value)
     if parsed is None:
@@ -459,15 +313,15 @@ def _sandbox_origin(value: object, path: Path, out: _Collector) -> object:
 def _object(
     value: object,
     path: Path,
-    out: _Collector,
-    shape: dict[str, _FieldCheck],
+    out: Collector,
+    shape: dict[str, FieldCheck],
     *,
     strict: bool,
 ) -> dict[str, Any] | None:
     """zod ``object``/``strictObject``: fields in shape order, then unknown keys. Returns the parsed
     object (strict objects drop unknown keys), or ``None`` when the value is not an object."""
     if not isinstance(value, dict):
-        out.add(path, _expected("object", value), aborts=True)
+        out.add(path, expected("object", value), aborts=True)
         return None
     parsed: dict[str, Any] = {}
     for key, check in shape.items():
@@ -476,21 +330,21 @@ def _object(
     unknown = [key for key in js_ordered_keys(value) if key not in shape]
     if strict:
         if unknown:
-            out.add(path, _unrecognized(unknown), aborts=False)
+            out.add(path, unrecognized(unknown), aborts=False)
     else:
         for key in unknown:
             parsed[key] = value[key]
     return parsed
 
 
-def _strict(shape: dict[str, _FieldCheck]) -> _FieldCheck:
-    def check(value: object, path: Path, out: _Collector) -> object:
+def _strict(shape: dict[str, FieldCheck]) -> FieldCheck:
+    def check(value: object, path: Path, out: Collector) -> object:
         return _object(value, path, out, shape, strict=True)
 
     return check
 
 
-_OAUTH_SHAPE: Final[dict[str, _FieldCheck]] = {
+_OAUTH_SHAPE: Final[dict[str, FieldCheck]] = {
     "identity": _choice(_IDENTITIES),
     "authProfileId": _trimmed_non_empty,
     "scope": _trimmed_non_empty,
@@ -498,17 +352,17 @@ _OAUTH_SHAPE: Final[dict[str, _FieldCheck]] = {
     "clientMetadataUrl": _client_metadata_url,
 }
 
-_TOOL_FILTER_SHAPE: Final[dict[str, _FieldCheck]] = {
+_TOOL_FILTER_SHAPE: Final[dict[str, FieldCheck]] = {
     "include": _non_empty_array(_trimmed_non_empty),
     "exclude": _non_empty_array(_trimmed_non_empty),
 }
 
-_CODEX_SHAPE: Final[dict[str, _FieldCheck]] = {
+_CODEX_SHAPE: Final[dict[str, FieldCheck]] = {
     "agents": _non_empty_array(_agent_name),
     "defaultToolsApprovalMode": _choice(_APPROVAL_MODES),
 }
 
-_SERVER_SHAPE: Final[dict[str, _FieldCheck]] = {
+_SERVER_SHAPE: Final[dict[str, FieldCheck]] = {
     "enabled": _boolean,
     "command": _string,
     "args": _string_array,
@@ -529,14 +383,14 @@ _SERVER_SHAPE: Final[dict[str, _FieldCheck]] = {
     "codex": _strict(_CODEX_SHAPE),
 }
 
-_APPS_SHAPE: Final[dict[str, _FieldCheck]] = {
+_APPS_SHAPE: Final[dict[str, FieldCheck]] = {
     "enabled": _boolean,
     "sandboxOrigin": _sandbox_origin,
     "sandboxPort": _port,
 }
 
 
-def _server(value: object, path: Path, out: _Collector) -> None:
+def _server(value: object, path: Path, out: Collector) -> None:
     mark = out.mark()
     data = _object(value, path, out, _SERVER_SHAPE, strict=False)
     if data is None or out.aborted_since(mark):
@@ -544,7 +398,7 @@ def _server(value: object, path: Path, out: _Collector) -> None:
     _server_cross_field_rules(data, path, out)
 
 
-def _server_cross_field_rules(data: dict[str, Any], path: Path, out: _Collector) -> None:
+def _server_cross_field_rules(data: dict[str, Any], path: Path, out: Collector) -> None:
     """The server's ``superRefine``: retired keys, ``disabled``, per-requester OAuth, ``stdio``."""
     for key in _RETIRED_SERVER_KEYS:
         if key in data:
@@ -564,13 +418,13 @@ def _server_cross_field_rules(data: dict[str, Any], path: Path, out: _Collector)
         identity_path = (*path, "oauth", "identity")
         if data.get("auth") != "oauth":
             out.add(identity_path, 'oauth.identity "per-requester" requires auth: "oauth"', aborts=False)
-        if _truthy(oauth.get("authProfileId")):
+        if js_truthy(oauth.get("authProfileId")):
             out.add(
                 (*path, "oauth", "authProfileId"),
                 'oauth.authProfileId cannot be used with oauth.identity "per-requester"',
                 aborts=False,
             )
-        if not _truthy(data.get("url")):
+        if not js_truthy(data.get("url")):
             out.add(identity_path, 'oauth.identity "per-requester" requires an HTTP server URL', aborts=False)
         if "command" in data or data.get("transport") == "stdio":
             out.add(
@@ -580,29 +434,20 @@ def _server_cross_field_rules(data: dict[str, Any], path: Path, out: _Collector)
             )
     if data.get("transport") == "stdio":
         command = data.get("command")
-        if not isinstance(command, str) or not _js_trim(command):
+        if not isinstance(command, str) or not js_trim(command):
             out.add((*path, "transport"), '"stdio" transport requires a non-empty command', aborts=False)
 
 
-def _truthy(value: object) -> bool:
-    """JavaScript truthiness for the JSON values a parsed field can hold."""
-    if value is None or value is False:
-        return False
-    if isinstance(value, str | int | float) and not isinstance(value, bool):
-        return bool(value) and not (isinstance(value, float) and math.isnan(value))
-    return True
-
-
-def _servers(value: object, path: Path, out: _Collector) -> object:
+def _servers(value: object, path: Path, out: Collector) -> object:
     if not isinstance(value, dict):
-        out.add(path, _expected("record", value), aborts=True)
+        out.add(path, expected("record", value), aborts=True)
         return value
     for name in js_ordered_keys(value):
         _server(value[name], (*path, name), out)
     return value
 
 
-_MCP_SHAPE: Final[dict[str, _FieldCheck]] = {
+_MCP_SHAPE: Final[dict[str, FieldCheck]] = {
     "sessionIdleTtlMs": _non_negative_number,
     "servers": _servers,
     "apps": _strict(_APPS_SHAPE),
@@ -618,9 +463,9 @@ def validate_config(root: object) -> list[Issue]:
 
     Raises ``ValidatorThrew`` where the reference's validator throws (see there).
     """
-    out = _Collector()
+    out = Collector()
     if not isinstance(root, dict):
-        out.add((), _expected("object", root), aborts=True)
+        out.add((), expected("object", root), aborts=True)
         return out.issues()
     if "mcp" not in root:
         return []
@@ -631,74 +476,3 @@ def validate_config(root: object) -> list[Issue]:
             out.add(("mcp", "servers", RESERVED_SERVER_NAME), _RESERVED_NAME_MESSAGE, aborts=False)
     _object(_strip_proto(mcp), ("mcp",), out, _MCP_SHAPE, strict=True)
     return out.issues()
-
-
-_LEGACY_DISABLED = (
-    'entries use the unsupported "disabled" key; use "enabled" with the inverse boolean value. '
-    'Run "openclaw doctor --fix" to migrate it.'
-)
-_LEGACY_TYPE = (
-    'entries use OpenClaw transport names; CLI-native type aliases are legacy here. Run "openclaw doctor --fix".'
-)
-_LEGACY_TIMEOUT = (
-    'timeout aliases were retired; use connectionTimeoutMs and requestTimeoutMs. Run "openclaw doctor --fix".'
-)
-_LEGACY_ALIASES = 'legacy aliases were retired; use camelCase spellings and cwd. Run "openclaw doctor --fix".'
-
-_TIMEOUT_ALIASES: Final = ("connectTimeout", "connect_timeout", "timeout")
-_SNAKE_ALIASES: Final = ("supports_parallel_tool_calls", "ssl_verify", "client_cert", "client_key")
-
-
-def _servers_at(root: object, *keys: str) -> list[dict[str, Any]] | None:
-    cursor: object = root
-    for key in keys:
-        if not isinstance(cursor, dict) or key not in cursor:
-            return None
-        cursor = cursor[key]
-    if not isinstance(cursor, dict):
-        return None
-    return [server for name, server in cursor.items() if name != RESERVED_SERVER_NAME and isinstance(server, dict)]
-
-
-def _has_disabled(server: dict[str, Any]) -> bool:
-    return isinstance(server.get("disabled"), bool)
-
-
-def _has_type_alias(server: dict[str, Any]) -> bool:
-    return is_known_type_alias(server.get("type"))
-
-
-def _has_timeout_alias(server: dict[str, Any]) -> bool:
-    return any(key in server for key in _TIMEOUT_ALIASES)
-
-
-def _has_legacy_alias(server: dict[str, Any]) -> bool:
-    codex = server.get("codex")
-    return (
-        "workingDirectory" in server
-        or any(key in server for key in _SNAKE_ALIASES)
-        or (isinstance(codex, dict) and "default_tools_approval_mode" in codex)
-    )
-
-
-def legacy_lines(root: object) -> list[str]:
-    """The MCP lines of the reference's ``Legacy config keys detected:`` list, each ``<path>: <message>``
-    (the caller adds the ``  - `` prefix), in the reference's rule order:
-    ``disabled`` (``mcp.servers``, ``nodeHost.mcp.servers``), ``type`` alias (``mcp.servers`` only),
-    timeout aliases (both), other legacy aliases (both)."""
-    rules: list[tuple[tuple[str, ...], str, Callable[[dict[str, Any]], bool]]] = [
-        (("mcp", "servers"), _LEGACY_DISABLED, _has_disabled),
-        (("nodeHost", "mcp", "servers"), _LEGACY_DISABLED, _has_disabled),
-        (("mcp", "servers"), _LEGACY_TYPE, _has_type_alias),
-        (("mcp", "servers"), _LEGACY_TIMEOUT, _has_timeout_alias),
-        (("nodeHost", "mcp", "servers"), _LEGACY_TIMEOUT, _has_timeout_alias),
-        (("mcp", "servers"), _LEGACY_ALIASES, _has_legacy_alias),
-        (("nodeHost", "mcp", "servers"), _LEGACY_ALIASES, _has_legacy_alias),
-    ]
-    lines: list[str] = []
-    for keys, message, matches in rules:
-        servers = _servers_at(root, *keys)
-        if servers is not None and any(matches(server) for server in servers):
-            dotted = ".".join(keys)
-            lines.append(f"{dotted}: {dotted} {message}")
-    return lines

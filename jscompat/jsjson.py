@@ -20,6 +20,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from jscompat.undefined import UNDEFINED
+
 __all__ = [
     "JsonValue",
     "is_array_index",
@@ -29,6 +31,7 @@ __all__ = [
     "js_ordered_keys",
     "js_string",
     "js_to_string",
+    "js_truthy",
 ]
 
 JsonValue = Any
@@ -93,11 +96,11 @@ def js_number(value: int | float) -> str:
     return sign + digits[0] + "." + digits[1:] + exp
 
 
-def js_to_string(value: object, *, undefined: object = None) -> str:
+def js_to_string(value: object) -> str:
     """JavaScript ``String(value)`` for JSON data: ``42.0`` → ``"42"``, arrays join their items with ``,``
-    (``null`` items empty), objects → ``"[object Object]"``. ``undefined``: a sentinel the caller uses for
-    JavaScript ``undefined`` (→ ``"undefined"``, empty inside arrays)."""
-    if undefined is not None and value is undefined:
+    (``null`` and ``undefined`` items empty), objects → ``"[object Object]"``, :data:`UNDEFINED` →
+    ``"undefined"``."""
+    if value is UNDEFINED:
         return "undefined"
     if value is None:
         return "null"
@@ -108,10 +111,20 @@ def js_to_string(value: object, *, undefined: object = None) -> str:
     if isinstance(value, int | float):
         return js_number(value)
     if isinstance(value, list):
-        return ",".join(
-            "" if item is None or item is undefined else js_to_string(item, undefined=undefined) for item in value
-        )
+        return ",".join("" if item is None or item is UNDEFINED else js_to_string(item) for item in value)
     return "[object Object]"
+
+
+def js_truthy(value: object) -> bool:
+    """JavaScript ``Boolean(value)`` for JSON data: ``null``, :data:`UNDEFINED`, ``false``, ``0``, ``-0``,
+    ``NaN`` and ``""`` are falsy; objects and arrays (even empty) are truthy."""
+    if value is None or value is UNDEFINED or value is False:
+        return False
+    if isinstance(value, str):
+        return value != ""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value != 0 and value == value  # NaN is not equal to itself
+    return True
 
 
 def _shortest_digits(value: float) -> tuple[str, int]:

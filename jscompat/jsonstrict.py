@@ -16,6 +16,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from jscompat.numbers import MAX_SAFE_INTEGER
+from jscompat.text import join_surrogate_pairs, utf16_len
+
 __all__ = ["JsonSyntaxError", "parse_json_strict"]
 
 
@@ -30,7 +33,7 @@ class JsonSyntaxError(ValueError):
         return self.message
 
 
-_MAX_SAFE = 2**53
+_EXACT_LIMIT = MAX_SAFE_INTEGER + 1  # every integer up to 2**53 is exact as a float
 _WS = re.compile(r"[ \t\n\r]*")
 # A run of string characters that need no attention: not a quote, backslash or control character.
 _PLAIN = re.compile(r'[^"\\\x00-\x1f]*')
@@ -72,20 +75,13 @@ def parse_json_strict(text: str) -> Any:
     return _StrictParser(text).parse()
 
 
-def _utf16_len(text: str) -> int:
-    """Length of ``text`` in UTF-16 code units (JavaScript's ``length``)."""
-    if text.isascii():
-        return len(text)
-    return len(text) + sum(1 for ch in text if ch > "\uffff")
-
-
 class _StrictParser:
     __slots__ = ("end", "pos", "text")
 
     def __init__(self, text: str) -> None:
         if not text.isascii() and any("\ud800" <= ch <= "\udfff" for ch in text):
             # JavaScript sees UTF-16: a surrogate pair spelled as two code points is one character.
-            text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+            text = join_surrogate_pairs(text)
         self.text = text
         self.pos = 0
         self.end = len(text)
@@ -98,8 +94,8 @@ class _StrictParser:
         # JSON knows only \r and \n as line terminators; \r\n counts once.
         line = 1 + head.count("\n") + head.count("\r") - head.count("\r\n")
         line_start = max(head.rfind("\n"), head.rfind("\r")) + 1
-        column = 1 + _utf16_len(head[line_start:])
-        offset = _utf16_len(head)
+        column = 1 + utf16_len(head[line_start:])
+        offset = utf16_len(head)
         return JsonSyntaxError(what + _WITH_POSITION.format(pos=offset, line=line, column=column))
 
     def _unexpected(self, pos: int) -> JsonSyntaxError:
@@ -256,7 +252,7 @@ class _StrictParser:
                 self.pos = pos + 1
                 result = "".join(parts)
                 if surrogates:
-                    result = result.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+                    result = join_surrogate_pairs(result)
                 return result
             if ch != "\\":
                 raise self._fail(_BAD_CONTROL, pos)
@@ -331,7 +327,7 @@ def _js_number_value(literal: str, is_int: bool) -> int | float:
         number = int(literal)
         if number == 0 and literal.startswith("-"):
             return -0.0
-        if -_MAX_SAFE <= number <= _MAX_SAFE:
+        if -_EXACT_LIMIT <= number <= _EXACT_LIMIT:
             return number
         return float(number)
     return float(literal)
@@ -348,7 +344,7 @@ def _unexpected_token_message(text: str, pos: int) -> str:
     else:
         encoded = text.encode("utf-16-le", "surrogatepass")
         length = len(encoded) // 2
-        pos = _utf16_len(text[:pos])
+        pos = utf16_len(text[:pos])
 
         def units(a: int, b: int) -> str:
             return encoded[2 * a : 2 * b].decode("utf-16-le", "surrogatepass")

@@ -4,8 +4,11 @@
 from __future__ import annotations
 
 __all__ = [
+    "JS_LINE_TERMINATORS",
     "JS_WHITESPACE",
+    "join_surrogate_pairs",
     "js_trim",
+    "to_well_formed",
     "utf16_key",
     "utf16_len",
     "utf16_truncate",
@@ -18,6 +21,9 @@ JS_WHITESPACE = (
     "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
     "\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
+
+# LineTerminator: what a regular expression's ``.`` and ``$`` (without the ``s`` flag) do not match.
+JS_LINE_TERMINATORS = "\n\r\u2028\u2029"
 
 
 def js_trim(text: str) -> str:
@@ -53,3 +59,15 @@ def utf16_truncate(text: str, limit: int) -> str:
         if units > limit:
             return text[:index]
     return text
+
+
+def join_surrogate_pairs(text: str) -> str:
+    """``text`` with each high + low surrogate pair (two code points) joined into one character, as
+    JavaScript's UTF-16 sees them; lone surrogates are kept."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+def to_well_formed(text: str) -> str:
+    """``text.toWellFormed()``: surrogate pairs joined, lone surrogates replaced by U+FFFD (what
+    ``Buffer.from(text)`` encodes)."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from domain.bundle_agent import AGENT_MCP_JSON, plugin_data_dir
 from domain.bundle_mcp import (
-    AGENT_MCP_JSON,
     DOT_MCP_JSON,
     MANIFEST_OPTIONAL,
     MANIFEST_PATHS,
@@ -33,13 +33,12 @@ from domain.bundle_mcp import (
     McpFileDocument,
     PluginMcpConfig,
     build_plugin_config,
-    js_resolve,
     mcp_file_paths,
     merge_plugin_configs,
-    plugin_data_dir,
 )
 from jscompat.jsjson import js_ordered_keys
 from jscompat.jsonstrict import JsonSyntaxError, parse_json_strict
+from jscompat.paths import path_resolve
 
 __all__ = ["JsonRead", "load_bundle_mcp", "load_plugin_mcp", "read_json_object"]
 
@@ -71,7 +70,7 @@ def _inside(root: str, target: str) -> bool:
 
 
 def _open_checked(root_real: str, relative_path: str) -> bytes:
-    target = js_resolve(root_real, relative_path)
+    target = path_resolve(root_real, relative_path)
     if not _inside(root_real, target):
         raise _Refused("validation")
     current = root_real

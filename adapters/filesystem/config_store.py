@@ -35,6 +35,7 @@ from adapters.filesystem._lock import LockPolicy, SidecarLock, acquire_sidecar_l
 from adapters.filesystem.includes import FileIncludeLoader
 from application.errors import ConfigStoreError
 from application.ports.config import ConfigEdit, ConfigFile, ConfigStore
+from jscompat.text import to_well_formed
 
 __all__ = ["FileConfigStore"]
 
@@ -86,8 +87,7 @@ def _encode(text: str) -> bytes:
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        repaired = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-        return repaired.encode("utf-8")
+        return to_well_formed(text).encode("utf-8")
 
 
 def _decode(data: bytes) -> str:

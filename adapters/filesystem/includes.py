@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from domain.includes import IncludeError
+from jscompat.text import utf16_len
 
 if TYPE_CHECKING:
     from domain.includes import IncludeLoader
@@ -38,10 +39,6 @@ MAX_INCLUDE_PATH_LENGTH = 4096
 _MISSING = frozenset({errno.ENOENT, errno.ENOTDIR})
 _TILDE = re.compile(r"^~(?=$|[\\/])")
 _POSIX = os.sep == "/"
-
-
-def _utf16_length(text: str) -> int:
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def _normalize(path: str) -> str:
@@ -153,13 +150,13 @@ class FileIncludeLoader:
     def resolve(self, include_path: str, including_file: str) -> str:
         if "\0" in include_path:
             raise IncludeError("Include path must not contain null bytes")
-        if _utf16_length(include_path) >= MAX_INCLUDE_PATH_LENGTH:
+        if utf16_len(include_path) >= MAX_INCLUDE_PATH_LENGTH:
             raise IncludeError(f"Include path exceeds maximum length ({MAX_INCLUDE_PATH_LENGTH} characters)")
         if os.path.isabs(include_path):
             normalized = _normalize(include_path)
         else:
             normalized = _resolve(os.path.dirname(including_file), include_path)
-        if _utf16_length(normalized) >= MAX_INCLUDE_PATH_LENGTH:
+        if utf16_len(normalized) >= MAX_INCLUDE_PATH_LENGTH:
             raise IncludeError(f"Resolved include path exceeds maximum length ({MAX_INCLUDE_PATH_LENGTH} characters)")
         roots = self._roots()
         lexical = next((real for root, real in roots if _is_inside(root, normalized)), None)

@@ -37,7 +37,7 @@ from pydantic import ValidationError
 
 from adapters.http._errors import fetch_error
 from application.ports.oauth import AuthorizationStart, OAuthErrorResponse, OAuthFlowError
-from domain.oauth_store import OAUTH_METADATA_SCHEMA, OPENID_METADATA_SCHEMA, RESOURCE_METADATA_SCHEMA, TOKENS_SCHEMA
+from domain.oauth_schemas import OAUTH_METADATA_SCHEMA, OPENID_METADATA_SCHEMA, RESOURCE_METADATA_SCHEMA, TOKENS_SCHEMA
 
 __all__ = ["DISCOVERY_PROTOCOL_VERSION", "HttpOAuthProtocol"]
 

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from adapters.device_keys import generate_device_identity
 from application.ports.gateway import DeviceIdentity
+from jscompat.text import utf16_key
 
 __all__ = ["InMemoryDeviceIdentityStore"]
 
@@ -20,7 +21,7 @@ def _normalize_scopes(scopes: list[Any]) -> list[str]:
         out["operator.write"] = None
     elif "operator.write" in out:
         out["operator.read"] = None
-    return sorted(out, key=lambda scope: scope.encode("utf-16-be"))
+    return sorted(out, key=utf16_key)
 
 
 class InMemoryDeviceIdentityStore:

@@ -24,7 +24,6 @@ import anyio.abc
 
 from application.held_task_group import HeldTaskGroup
 from application.ports.gateway import (
-    MISSING,
     ConnectionState,
     DeviceIdentity,
     DeviceIdentityStore,
@@ -38,6 +37,7 @@ from application.ports.gateway import (
     GatewayTimeout,
     HelloInfo,
 )
+from jscompat.undefined import UNDEFINED
 
 __all__ = ["BRIDGE_EVENTS", "Handler", "InMemoryGateway", "InMemoryGatewayConnection", "RecordedRequest", "hang"]
 
@@ -122,7 +122,7 @@ class InMemoryGateway:
         """Answer every following ``connect`` with ``error`` (``None``: accept again)."""
         self._rejection = error
 
-    def push_event(self, event: str, payload: Any = MISSING, seq: int | None = None) -> None:
+    def push_event(self, event: str, payload: Any = UNDEFINED, seq: int | None = None) -> None:
         """Deliver an event frame to every connected (post-``hello-ok``) connection, synchronously."""
         for connection in list(self._connections):
             connection._deliver(GatewayEvent(event, payload, seq))

@@ -27,6 +27,7 @@ from adapters.sqlite._db import BUSY_TIMEOUT_MS, ensure_state_db
 from application.leases import SystemClock
 from application.ports.clock import Clock
 from application.ports.gateway import DeviceIdentity, GatewayError
+from jscompat.text import utf16_key
 
 __all__ = [
     "DEVICE_AUTH_TOKENS_SCHEMA",
@@ -100,7 +101,7 @@ def normalize_device_auth_scopes(scopes: list[Any]) -> list[str]:
         out["operator.write"] = None
     elif "operator.write" in out:
         out["operator.read"] = None
-    return sorted(out, key=lambda scope: scope.encode("utf-16-be"))
+    return sorted(out, key=utf16_key)
 
 
 def _state_dir_for(db_path: Path) -> Path:

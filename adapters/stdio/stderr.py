@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Final
 
-from domain.filters import js_trim
+from jscompat.text import js_trim
 
 __all__ = [
     "MAX_STDERR_LINE_BYTES",

@@ -9,8 +9,9 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from application.ports.gateway import MISSING, GatewayRequestError
+from application.ports.gateway import GatewayRequestError
 from jscompat.text import js_trim
+from jscompat.undefined import UNDEFINED
 
 __all__ = [
     "MAX_PAYLOAD_BYTES",
@@ -110,7 +111,7 @@ def parse_frame(data: str | bytes) -> EventFrame | ResponseFrame | None:
     if value.get("type") == "event" and _non_empty_string(value.get("event")):
         seq = as_non_negative_integer(value.get("seq"))
         if "seq" not in value or seq is not None:
-            return EventFrame(event=value["event"], payload=value.get("payload", MISSING), seq=seq)
+            return EventFrame(event=value["event"], payload=value.get("payload", UNDEFINED), seq=seq)
     if value.get("type") != "res" or not _non_empty_string(value.get("id")) or not isinstance(value.get("ok"), bool):
         return None
     if "error" in value and not _is_error_shape(value["error"]):

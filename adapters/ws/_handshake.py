@@ -17,6 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from adapters.ws._frames import as_non_negative_integer, read_detail_code
 from application.ports.gateway import DeviceIdentity, GatewayRequestError, GatewaySettings, HelloInfo
+from jscompat.numbers import MAX_SAFE_INTEGER
 from jscompat.text import js_trim
 
 __all__ = [
@@ -90,7 +91,7 @@ def _positive_setting(raw: str | None) -> int | None:
     if not text.isascii() or not text.isdigit():
         return None
     value = int(text)
-    if value <= 0 or value > 9_007_199_254_740_991:
+    if value <= 0 or value > MAX_SAFE_INTEGER:
         return None
     return min(value, _MAX_TIMER_MS)
 
@@ -123,7 +124,7 @@ def parse_challenge(payload: Any) -> Challenge:
     raw_nonce = record.get("nonce")
     nonce = raw_nonce.strip() if isinstance(raw_nonce, str) else ""
     ts = as_non_negative_integer(record.get("ts"))
-    if ts is not None and ts > 9_007_199_254_740_991:
+    if ts is not None and ts > MAX_SAFE_INTEGER:
         ts = None
     return Challenge(nonce=nonce, ts=ts)
 

@@ -43,7 +43,7 @@ from application.bridge.errors import GatewayClientNotReady, NotificationError, 
 from application.errors import ApplicationError
 from application.ports.bridge import LineWriter, McpNotifier, SettingsResolver
 from application.ports.clock import Clock
-from application.ports.gateway import MISSING, Gateway, GatewayConnection, GatewayError, GatewayEvent
+from application.ports.gateway import Gateway, GatewayConnection, GatewayError, GatewayEvent
 from domain.bridge.approvals import (
     PENDING_SWEEP_INTERVAL_MS,
     ApprovalKind,
@@ -52,7 +52,6 @@ from domain.bridge.approvals import (
 )
 from domain.bridge.channel import BridgeState, ClaudeChannelMode, Dispatch, Notification, PermissionRequest
 from domain.bridge.conversations import (
-    ABSENT,
     AttachmentsFetchArgs,
     Conversation,
     ConversationsListArgs,
@@ -302,7 +301,7 @@ class ChannelBridge:
         if conn is None:
             raise GatewayClientNotReady()
         payload = await conn.request(method, params)
-        return ABSENT if payload is MISSING else payload
+        return payload
 
     def _first_request(self, tool: str, args: Arguments) -> tuple[str, dict[str, Any]] | None:
         """The Gateway request a tool call starts with (``None``: it starts with none)."""
@@ -346,7 +345,7 @@ class ChannelBridge:
             assert first is not None
             return await self._request(*first)
         payload = await sent.answer()
-        return ABSENT if payload is MISSING else payload
+        return payload
 
     async def _conversation(self, tool: str, args: Arguments, sent: SentRequest | None) -> Conversation | None:
         if normalize_session_key(str(args["session_key"])) is None:
@@ -423,9 +422,8 @@ class ChannelBridge:
 
     def handle_gateway_event(self, event: GatewayEvent) -> None:
         """The Gateway port's ``on_event``: route one event; a failure is logged and ignored (§11.2)."""
-        payload = ABSENT if event.payload is MISSING else event.payload
         try:
-            dispatch = self._state.handle_gateway_event(event.event, payload, now_ms=self._clock.now_ms())
+            dispatch = self._state.handle_gateway_event(event.event, event.payload, now_ms=self._clock.now_ms())
         except Exception as exc:  # §11.2: any failure while handling a Gateway event is logged, then ignored
             self._write_line(gateway_event_failed_line(event.event))
             if self._verbose:

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from application.errors import ApplicationError
+from jscompat.undefined import UNDEFINED
 
 __all__ = [
-    "MISSING",
     "ConnectionState",
     "DeviceIdentity",
     "DeviceIdentityStore",
@@ -33,22 +33,6 @@ __all__ = [
     "HelloInfo",
 ]
 
-
-class _Missing:
-    """The payload of an event frame without a ``payload`` key (JavaScript ``undefined``)."""
-
-    _instance: _Missing | None = None
-
-    def __new__(cls) -> _Missing:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "MISSING"
-
-
-MISSING: Any = _Missing()
 
 ConnectionState = Literal["disconnected", "connecting", "handshaking", "subscribing", "ready", "stopped"]
 
@@ -96,10 +80,10 @@ class GatewayStopped(GatewayError):
 
 @dataclass(frozen=True, slots=True)
 class GatewayEvent:
-    """One event frame: its name, payload (``MISSING`` when the frame had none) and ``seq``."""
+    """One event frame: its name, payload (``UNDEFINED`` when the frame had none) and ``seq``."""
 
     event: str
-    payload: Any = MISSING
+    payload: Any = UNDEFINED
     seq: int | None = None
 
 

@@ -2,7 +2,7 @@
 
 A validator is built when a listing is normalised (a schema that cannot be compiled fails that listing) and
 runs after a guarded ``tools/call`` returns. ``jsonschema`` validates instances (the domain is stdlib-only
-and supplies the pure half: :func:`domain.schemas.normalize_output_schema`, the error formatting and the
+and supplies the pure half: :func:`domain.output_schemas.normalize_output_schema`, the error formatting and the
 §4.11 decision). Draft 2020-12 when ``$schema`` is exactly its URI, draft-07 (the MCP SDK default) otherwise.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 import jsonschema  # type: ignore[import-untyped]
 
 from application.runtime.errors import ToolResultInvalid
-from domain.schemas import (
+from domain.output_schemas import (
     check_call_result,
     format_validation_errors,
     invalid_schema_message,

@@ -58,22 +58,22 @@ from application.runtime.pagination import (
 from domain.catalog import (
     Catalog,
     Diagnostic,
-    InvalidToolListing,
     build_server_catalog,
     diagnostic_catalog,
-    diagnostic_message,
     empty_catalog,
     normalize_listed_tools,
     retired_catalog,
     summarize_capabilities,
-    validate_list_tools_result,
     with_retry_diagnostic,
 )
+from domain.catalog_text import diagnostic_message
 from domain.codex import codex_approval_mode
-from domain.filters import js_trim, normalize_filter
+from domain.filters import normalize_filter
 from domain.redaction import sanitize_for_log
+from domain.tool_listing import InvalidToolListing, validate_list_tools_result
 from domain.transport import HttpConfig, StdioConfig, TransportWarning, resolve_transport
 from jscompat.jsjson import js_number
+from jscompat.text import js_trim
 
 __all__ = [
     "CATALOG_FAILURE_RETRY_MS",

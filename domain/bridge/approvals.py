@@ -52,7 +52,7 @@ def _number(value: object) -> int | float | None:
 class PendingApproval:
     """An entry of ``permissions_list_open``: ``{kind, id, request?, createdAtMs?, expiresAtMs?}``.
 
-    ``request`` is ``None`` when ABSENT (the payload's ``request`` was not an object or array).
+    ``request`` is ``None`` when UNDEFINED (the payload's ``request`` was not an object or array).
     """
 
     kind: ApprovalKind
@@ -191,7 +191,7 @@ class PendingRegistry:
         return None if tracked is None else tracked.approval
 
     def list_open(self, now_ms: int) -> tuple[PendingApproval, ...]:
-        """``permissions_list_open`` (§7.3): sweep, then approvals by ``createdAtMs`` (ABSENT = 0), stable."""
+        """``permissions_list_open`` (§7.3): sweep, then approvals by ``createdAtMs`` (UNDEFINED = 0), stable."""
         self.sweep(now_ms)
         approvals = [tracked.approval for tracked in self._approvals.values()]
         return tuple(sorted(approvals, key=lambda a: 0 if a.created_at_ms is None else a.created_at_ms))

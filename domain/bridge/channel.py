@@ -25,9 +25,6 @@ from domain.bridge.approvals import (
     SweepReport,
 )
 from domain.bridge.conversations import (
-    ABSENT,
-    JS_WHITESPACE,
-    js_to_string,
     lower_or_empty,
     opt_str,
 )
@@ -44,6 +41,9 @@ from domain.bridge.events import (
     approval_event,
     project_session_message,
 )
+from jscompat.jsjson import js_to_string
+from jscompat.text import JS_WHITESPACE
+from jscompat.undefined import UNDEFINED
 
 __all__ = [
     "CHANNEL_NOTIFICATION_METHOD",
@@ -281,7 +281,7 @@ class BridgeState:
     def closed(self) -> bool:
         return self._closed
 
-    def handle_gateway_event(self, event: str, payload: object = ABSENT, *, now_ms: int) -> Dispatch:
+    def handle_gateway_event(self, event: str, payload: object = UNDEFINED, *, now_ms: int) -> Dispatch:
         """Route one Gateway event (§6.2): ``session.message`` and the four approval events; others ignored.
 
         Raises :class:`~domain.bridge.events.GatewayPayloadError` for a null/missing ``session.message``
@@ -293,7 +293,7 @@ class BridgeState:
             return self.handle_approval_event(event, payload, now_ms=now_ms)
         return _NOTHING
 
-    def handle_session_message(self, payload: object = ABSENT) -> Dispatch:
+    def handle_session_message(self, payload: object = UNDEFINED) -> Dispatch:
         """§6.3: project; an owner's reply to a pending permission is consumed (claimed, answered, nothing
         queued); otherwise queue a ``message`` event and, for user turns with a conversation in mode
         ``on``/``auto``, a channel notification."""
@@ -311,7 +311,7 @@ class BridgeState:
             return Dispatch(enqueued=enqueued)
         return Dispatch(enqueued=enqueued, notification=channel_notification(message))
 
-    def handle_approval_event(self, event: str, payload: object = ABSENT, *, now_ms: int) -> Dispatch:
+    def handle_approval_event(self, event: str, payload: object = UNDEFINED, *, now_ms: int) -> Dispatch:
         """§7.2: track (``*.requested``) or forget (``*.resolved``) the approval, then queue the event."""
         body = approval_event(event, payload)
         kind: ApprovalKind = "exec" if event.startswith("exec.") else "plugin"

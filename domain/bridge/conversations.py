@@ -8,26 +8,23 @@ upstream: ``channel-shared.ts`` (``toConversation``, ``resolveMessageId``, ``ext
 
 JSON data is plain Python data (``dict`` in received key order, ``list``, ``str``, ``int``, ``float``,
 ``bool``, ``None``). ``None`` stands for JSON ``null``; a key that JavaScript would leave ``undefined`` is
-*omitted* from the JSON this module builds. Where a value may be either, the :data:`ABSENT` sentinel marks
-"undefined".
+*omitted* from the JSON this module builds. Where a value may be either, the :data:`~jscompat.undefined.UNDEFINED`
+sentinel marks "undefined".
 """
 
 from __future__ import annotations
 
-import enum
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeGuard
 
-from jscompat.jsjson import JsonValue
-from jscompat.jsjson import js_to_string as _js_to_string
-from jscompat.text import JS_WHITESPACE, js_trim
+from jscompat.jsjson import JsonValue, js_to_string, js_truthy
+from jscompat.numbers import is_safe_integer
+from jscompat.text import js_trim
+from jscompat.undefined import UNDEFINED
 
 __all__ = [
-    "ABSENT",
-    "JS_WHITESPACE",
-    "Absent",
     "AttachmentsFetchArgs",
     "Conversation",
     "ConversationsListArgs",
@@ -39,9 +36,6 @@ __all__ = [
     "find_message",
     "int_option",
     "is_meaningful_media_fact",
-    "js_to_string",
-    "js_trim",
-    "js_truthy",
     "lower_or_empty",
     "media_kind_from_mime",
     "message_from_lookup",
@@ -57,29 +51,11 @@ __all__ = [
 ]
 
 
-class Absent(enum.Enum):
-    """The type of :data:`ABSENT` (JavaScript ``undefined``: the key is left out of JSON)."""
-
-    ABSENT = "ABSENT"
-
-    def __repr__(self) -> str:
-        return "ABSENT"
-
-    def __bool__(self) -> bool:
-        return False
-
-
-ABSENT: Final = Absent.ABSENT
-"""JavaScript ``undefined`` — distinct from ``None`` (JSON ``null``)."""
-
-_MAX_SAFE_INTEGER: Final = 9007199254740991
-
-
 # --- §0.4 normalisation functions ----------------------------------------------------------------------
 
 
 def opt_str(value: object) -> str | None:
-    """``normalizeOptionalString``: a string trimmed, ``None`` (ABSENT) when blank or not a string."""
+    """``normalizeOptionalString``: a string trimmed, ``None`` (UNDEFINED) when blank or not a string."""
     if not isinstance(value, str):
         return None
     trimmed = js_trim(value)
@@ -108,31 +84,15 @@ def int_option(value: object, fallback: int, lo: int, hi: int) -> int:
     return min(hi, max(lo, math.floor(chosen)))
 
 
-def js_to_string(value: object) -> str:
-    """JavaScript ``String(value)`` for JSON data, ``ABSENT`` being ``undefined``."""
-    return _js_to_string(value, undefined=ABSENT)
-
-
-def js_truthy(value: object) -> bool:
-    """JavaScript truthiness of a JSON value (objects and arrays are always truthy)."""
-    if value is None or value is ABSENT or value is False:
-        return False
-    if isinstance(value, str):
-        return value != ""
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return value != 0 and not math.isnan(value)
-    return True
-
-
 def _field(value: object, key: str) -> Any:
-    """``value?.[key]`` for JSON data: ABSENT unless ``value`` is an object that has ``key``."""
+    """``value?.[key]`` for JSON data: UNDEFINED unless ``value`` is an object that has ``key``."""
     if isinstance(value, dict):
-        return value.get(key, ABSENT)
-    return ABSENT
+        return value.get(key, UNDEFINED)
+    return UNDEFINED
 
 
 def _nullish(value: object) -> bool:
-    return value is None or value is ABSENT
+    return value is None or value is UNDEFINED
 
 
 # --- §5.0.2 conversation descriptor --------------------------------------------------------------------
@@ -142,16 +102,16 @@ def _nullish(value: object) -> bool:
 class Conversation:
     """A reply-capable conversation: a Gateway session row that has a channel and a ``to`` (§5.0.2).
 
-    ``session_key`` is the row's ``key`` as received (any JSON value, or ABSENT); ``thread_id`` is the raw
-    thread id (string, number, ``None`` for a present ``null``, or ABSENT); the optional strings are ``None``
-    when ABSENT.
+    ``session_key`` is the row's ``key`` as received (any JSON value, or UNDEFINED); ``thread_id`` is the raw
+    thread id (string, number, ``None`` for a present ``null``, or UNDEFINED); the optional strings are ``None``
+    when UNDEFINED.
     """
 
     session_key: JsonValue
     channel: str
     to: str
     account_id: str | None = None
-    thread_id: JsonValue = ABSENT
+    thread_id: JsonValue = UNDEFINED
     label: str | None = None
     display_name: str | None = None
     derived_title: str | None = None
@@ -160,19 +120,19 @@ class Conversation:
 
     @property
     def thread_id_text(self) -> str | None:
-        """``String(threadId)``, or ``None`` when the thread id is null/ABSENT (what ``send`` carries)."""
+        """``String(threadId)``, or ``None`` when the thread id is null/UNDEFINED (what ``send`` carries)."""
         return None if _nullish(self.thread_id) else js_to_string(self.thread_id)
 
     def to_json(self) -> dict[str, Any]:
-        """The descriptor object, keys in spec order, ABSENT keys omitted."""
+        """The descriptor object, keys in spec order, UNDEFINED keys omitted."""
         out: dict[str, Any] = {}
-        if self.session_key is not ABSENT:
+        if self.session_key is not UNDEFINED:
             out["sessionKey"] = self.session_key
         out["channel"] = self.channel
         out["to"] = self.to
         if self.account_id is not None:
             out["accountId"] = self.account_id
-        if self.thread_id is not ABSENT:
+        if self.thread_id is not UNDEFINED:
             out["threadId"] = self.thread_id
         titles = (
             ("label", self.label),
@@ -192,8 +152,8 @@ def to_conversation(row: object) -> Conversation | None:
     """
     if not isinstance(row, dict):
         return None
-    delivery = row.get("deliveryContext", ABSENT)
-    origin = row.get("origin", ABSENT)
+    delivery = row.get("deliveryContext", UNDEFINED)
+    origin = row.get("origin", UNDEFINED)
     channel_raw = (
         opt_str(_field(delivery, "channel"))
         or opt_str(row.get("lastChannel"))
@@ -206,12 +166,12 @@ def to_conversation(row: object) -> Conversation | None:
         return None
     thread_id = _field(delivery, "threadId")
     if _nullish(thread_id):
-        thread_id = row.get("lastThreadId", ABSENT)
+        thread_id = row.get("lastThreadId", UNDEFINED)
     if _nullish(thread_id):
         thread_id = _field(origin, "threadId")
     updated_at = row.get("updatedAt")
     return Conversation(
-        session_key=row.get("key", ABSENT),
+        session_key=row.get("key", UNDEFINED),
         channel=channel,
         to=to,
         account_id=(
@@ -307,7 +267,7 @@ def conversation_from_describe(response: object) -> Conversation | None:
 def send_params(conversation: Conversation, text: str, idempotency_key: str) -> dict[str, Any]:
     """``send`` params (§5.7): route of ``conversation``, ``text`` verbatim, the caller's UUIDv4 key.
 
-    ``accountId`` is omitted when ABSENT, ``threadId`` when null/ABSENT (else stringified).
+    ``accountId`` is omitted when UNDEFINED, ``threadId`` when null/UNDEFINED (else stringified).
     """
     params: dict[str, Any] = {"to": conversation.to, "channel": conversation.channel}
     if conversation.account_id is not None:
@@ -316,7 +276,7 @@ def send_params(conversation: Conversation, text: str, idempotency_key: str) -> 
     if thread is not None:
         params["threadId"] = thread
     params["message"] = text
-    if conversation.session_key is not ABSENT:
+    if conversation.session_key is not UNDEFINED:
         params["sessionKey"] = conversation.session_key
     params["idempotencyKey"] = idempotency_key
     return params
@@ -448,24 +408,22 @@ def media_kind_from_mime(mime: str | None) -> str | None:
 
 
 def _positive_safe_integer(value: object) -> int | None:
-    if not _is_number(value) or not math.isfinite(value):
-        return None
-    if value != math.floor(value) or abs(value) > _MAX_SAFE_INTEGER:
+    if not is_safe_integer(value):
         return None
     return int(value) if value > 0 else None
 
 
 def normalize_media_fact(entry: object) -> dict[str, Any]:
-    """``normalizeMediaFact`` of one ``__openclaw.media`` entry, ABSENT keys removed (§9.2 table order).
+    """``normalizeMediaFact`` of one ``__openclaw.media`` entry, UNDEFINED keys removed (§9.2 table order).
 
     A non-object entry normalises to ``{"transcribed": false}``.
     """
     source: Mapping[str, Any] = entry if isinstance(entry, dict) else {}
     content_type = opt_str(source.get("contentType"))
-    kind = source.get("kind", ABSENT)
+    kind = source.get("kind", UNDEFINED)
     if _nullish(kind):
         generic = normalize_mime_type(content_type) in _GENERIC_BINARY
-        kind = ABSENT if generic else (media_kind_from_mime(content_type) or ABSENT)
+        kind = UNDEFINED if generic else (media_kind_from_mime(content_type) or UNDEFINED)
     size = source.get("sizeBytes")
     fact: dict[str, Any] = {
         "path": opt_str(source.get("path")),
@@ -491,14 +449,14 @@ def normalize_media_fact(entry: object) -> dict[str, Any]:
     for key in ("staged", "hydrationSuppressed"):
         if source.get(key) is True:
             fact[key] = True
-    return {key: value for key, value in fact.items() if value is not None and value is not ABSENT}
+    return {key: value for key, value in fact.items() if value is not None and value is not UNDEFINED}
 
 
 def is_meaningful_media_fact(fact: Mapping[str, Any]) -> bool:
     """``isMeaningfulMediaFact``: a path or URL, a content type, or a truthy kind other than ``unknown``."""
-    if opt_str(fact.get("path")) or opt_str(fact.get("url")) or js_truthy(fact.get("contentType", ABSENT)):
+    if opt_str(fact.get("path")) or opt_str(fact.get("url")) or js_truthy(fact.get("contentType", UNDEFINED)):
         return True
-    kind = fact.get("kind", ABSENT)
+    kind = fact.get("kind", UNDEFINED)
     return js_truthy(kind) and kind != "unknown"
 
 

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from domain.bridge.conversations import (
-    ABSENT,
     Conversation,
     int_option,
     opt_str,
     to_conversation,
 )
 from jscompat.jsjson import JsonValue
+from jscompat.undefined import UNDEFINED
 
 __all__ = [
     "APPROVAL_EVENT_TYPES",
@@ -91,7 +91,7 @@ class GatewayPayloadError(TypeError):
 
 @dataclass(frozen=True, slots=True)
 class MessageEvent:
-    """A ``message`` queue event without its cursor (§6.2, §6.3). ``None`` fields are ABSENT."""
+    """A ``message`` queue event without its cursor (§6.2, §6.3). ``None`` fields are UNDEFINED."""
 
     session_key: str
     raw: JsonValue
@@ -203,14 +203,14 @@ def first_text(message: object) -> str | None:
     return text if isinstance(text, str) else None
 
 
-def project_session_message(payload: object = ABSENT) -> MessageEvent | None:
+def project_session_message(payload: object = UNDEFINED) -> MessageEvent | None:
     """The ``message`` event body of a ``session.message`` payload (§6.3 steps 1–3, 5), or ``None`` (dropped).
 
-    Dropped when ``opt_str(payload.sessionKey)`` is ABSENT (non-object payloads included). A ``null`` or
+    Dropped when ``opt_str(payload.sessionKey)`` is UNDEFINED (non-object payloads included). A ``null`` or
     missing payload raises :class:`GatewayPayloadError`, as the reference's handler fails on it.
     ``conversation`` is built from the top-level ``last*`` fields only (never ``deliveryContext``).
     """
-    if payload is None or payload is ABSENT:
+    if payload is None or payload is UNDEFINED:
         shown = "null" if payload is None else "undefined"
         raise GatewayPayloadError(f"Cannot read properties of {shown} (reading 'sessionKey')")
     if not isinstance(payload, dict):
@@ -240,9 +240,9 @@ def project_session_message(payload: object = ABSENT) -> MessageEvent | None:
     )
 
 
-def approval_event(gateway_event: str, payload: object = ABSENT) -> ApprovalEvent:
+def approval_event(gateway_event: str, payload: object = UNDEFINED) -> ApprovalEvent:
     """The queue event of one of the four approval events; ``raw`` is ``{}`` for a null/missing payload."""
-    raw = {} if payload is None or payload is ABSENT else payload
+    raw = {} if payload is None or payload is UNDEFINED else payload
     return ApprovalEvent(type=APPROVAL_EVENT_TYPES[gateway_event], raw=raw)
 
 

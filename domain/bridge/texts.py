@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.bridge.approvals import PendingApproval
-from domain.bridge.conversations import ABSENT, Conversation, extract_attachments, js_to_string
+from domain.bridge.conversations import Conversation, extract_attachments
 from domain.bridge.events import PollResult, WaitOutcome
-from jscompat.jsjson import JsonValue, js_dumps
+from jscompat.jsjson import JsonValue, js_dumps, js_to_string
+from jscompat.undefined import UNDEFINED
 
 __all__ = [
     "ToolResult",
@@ -122,10 +123,10 @@ def events_wait_result(outcome: WaitOutcome) -> ToolResult:
 
 
 def _result_payload(payload: object) -> dict[str, Any]:
-    return {} if payload is ABSENT else {"result": payload}
+    return {} if payload is UNDEFINED else {"result": payload}
 
 
-def messages_send_result(payload: object = ABSENT) -> ToolResult:
+def messages_send_result(payload: object = UNDEFINED) -> ToolResult:
     """``sent`` with ``{"result": <send answer verbatim>}``."""
     return ToolResult("sent", _result_payload(payload))
 
@@ -134,7 +135,7 @@ def permissions_list_open_result(approvals: Sequence[PendingApproval]) -> ToolRe
     return ToolResult(summary("approvals", len(approvals)), {"approvals": [a.to_json() for a in approvals]})
 
 
-def permissions_respond_result(payload: object = ABSENT) -> ToolResult:
+def permissions_respond_result(payload: object = UNDEFINED) -> ToolResult:
     """``approval resolved`` with ``{"result": <resolve answer verbatim>}``."""
     return ToolResult("approval resolved", _result_payload(payload))
 

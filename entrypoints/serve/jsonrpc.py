@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Final, TypeGuard
 
 from jscompat.jsjson import js_dumps
+from jscompat.numbers import MAX_SAFE_INTEGER, is_safe_integer
 
 __all__ = [
     "INTERNAL_ERROR",
@@ -39,14 +40,12 @@ METHOD_NOT_FOUND: Final = -32601
 INVALID_PARAMS: Final = -32602
 INTERNAL_ERROR: Final = -32603
 
-_MAX_SAFE: Final = 9007199254740991
-
 RequestId = str | int
 
 
 def _parse_int(text: str) -> int | float:
     value = int(text)
-    if -_MAX_SAFE <= value <= _MAX_SAFE:
+    if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
         return value
     try:
         return float(value)
@@ -73,11 +72,7 @@ def is_request_id(value: object) -> TypeGuard[str | int | float]:
     """``string | int`` (a safe integer; ``1.0`` counts as ``1``)."""
     if isinstance(value, str):
         return True
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return False
-    if isinstance(value, float) and not value.is_integer():
-        return False
-    return -_MAX_SAFE <= value <= _MAX_SAFE
+    return is_safe_integer(value)
 
 
 def id_key(value: RequestId | float) -> tuple[str, str | int]:

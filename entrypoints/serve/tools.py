@@ -9,16 +9,15 @@ issue messages. The texts were checked against the reference's zod and SDK (node
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from domain.bridge.conversations import js_to_string
-from jscompat.text import js_trim
+from jscompat.numbers import MAX_SAFE_INTEGER, js_to_number
+from jscompat.text import utf16_len
+from jscompat.undefined import UNDEFINED
 
 __all__ = [
-    "MAX_SAFE_INTEGER",
     "TOOLS",
     "TOOLS_BY_NAME",
     "PropertySpec",
@@ -30,8 +29,6 @@ __all__ = [
     "unknown_tool_text",
     "validate_arguments",
 ]
-
-MAX_SAFE_INTEGER: Final = 9007199254740991
 
 Kind = Literal["integer", "string", "boolean", "enum"]
 
@@ -169,12 +166,10 @@ def invalid_arguments_text(tool: str, issues: str) -> str:
 
 # --- zod 4 validation (§4.4) -----------------------------------------------------------------------------
 
-_UNDEFINED: Final = object()
-
 
 def js_type_name(value: object) -> str:
     """The ``received <type>`` word of zod 4's type issues."""
-    if value is _UNDEFINED:
+    if value is UNDEFINED:
         return "undefined"
     if value is None:
         return "null"
@@ -195,35 +190,6 @@ class ValidationFailed(ValueError):
     """The arguments do not satisfy the tool's schema; ``str(error)`` is the issue text (§4.4)."""
 
 
-_JS_DECIMAL: Final = re.compile(r"[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
-_JS_RADIX: Final = {
-    "x": (16, re.compile(r"[0-9a-fA-F]+")),
-    "o": (8, re.compile(r"[0-7]+")),
-    "b": (2, re.compile(r"[01]+")),
-}
-
-
-def _js_to_number(value: object) -> float:
-    """JavaScript ``Number(value)`` (``ToNumber(ToPrimitive(value))``) for JSON data."""
-    if value is None or value is False:
-        return 0.0
-    if value is True:
-        return 1.0
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, dict):
-        return math.nan
-    text = js_trim(js_to_string(value))
-    if not text:
-        return 0.0
-    if len(text) > 2 and text[0] == "0" and text[1] in "xXoObB":
-        base, digits = _JS_RADIX[text[1].lower()]
-        return float(int(text[2:], base)) if digits.fullmatch(text[2:]) else math.nan
-    if _JS_DECIMAL.fullmatch(text):
-        return float(text.replace("Infinity", "inf"))
-    return math.nan
-
-
 def _length_issue(prop: PropertySpec, value: object) -> list[str]:
     """zod 4 runs ``min(n)`` on any non-string value that has a ``length`` (arrays, objects with a
     ``length`` key) even after the type issue: ``Too small`` unless ``length >= n`` in JavaScript."""
@@ -234,7 +200,7 @@ def _length_issue(prop: PropertySpec, value: object) -> list[str]:
             return []
         return [f"Too small: expected array to have >={prop.min_length} items"]
     if isinstance(value, dict) and "length" in value:
-        if _js_to_number(value["length"]) >= prop.min_length:
+        if js_to_number(value["length"]) >= prop.min_length:
             return []
         return [f"Too small: expected unknown to be >={prop.min_length}"]
     return []
@@ -270,7 +236,7 @@ def _property_issues(prop: PropertySpec, value: object) -> list[str]:
         return [] if isinstance(value, bool) else [f"Invalid input: expected boolean, received {js_type_name(value)}"]
     if not isinstance(value, str):
         return [f"Invalid input: expected string, received {js_type_name(value)}", *_length_issue(prop, value)]
-    if prop.min_length is not None and len(value.encode("utf-16-le", "surrogatepass")) // 2 < prop.min_length:
+    if prop.min_length is not None and utf16_len(value) < prop.min_length:
         return [f"Too small: expected string to have >={prop.min_length} characters"]
     return []
 
@@ -281,7 +247,7 @@ def _normalized(prop: PropertySpec, value: Any) -> Any:
     return value
 
 
-def validate_arguments(tool: ToolSpec, arguments: object = _UNDEFINED) -> dict[str, Any]:
+def validate_arguments(tool: ToolSpec, arguments: object = UNDEFINED) -> dict[str, Any]:
     """The declared arguments (unknown keys dropped, integral floats as ``int``), or
     :class:`ValidationFailed` with every issue in schema order, each ``<message> at <property>``.
 
@@ -295,7 +261,7 @@ def validate_arguments(tool: ToolSpec, arguments: object = _UNDEFINED) -> dict[s
     for prop in tool.properties:
         if prop.name not in arguments:
             if prop.required:
-                missing = _property_issues(prop, _UNDEFINED)
+                missing = _property_issues(prop, UNDEFINED)
                 issues.extend(f"{issue} at {prop.name}" for issue in missing)
             continue
         value = arguments[prop.name]

@@ -38,7 +38,6 @@ from adapters.memory.gateway import InMemoryGateway, hang
 from adapters.sqlite.device_identity import SqliteDeviceIdentityStore
 from adapters.ws import WebsocketsGateway
 from application.ports.gateway import (
-    MISSING,
     DeviceIdentityStore,
     Gateway,
     GatewayClosed,
@@ -51,6 +50,7 @@ from application.ports.gateway import (
     GatewayStopped,
     GatewayTimeout,
 )
+from jscompat.undefined import UNDEFINED
 from tests.fixtures.fake_gateway import FakeGateway, MethodError
 from tests.fixtures.http_servers import closed_port
 
@@ -188,7 +188,7 @@ async def websockets_harness(tmp_path: Path) -> AsyncIterator[Harness]:
             await anyio.sleep_forever()
 
         async def push(event: str, payload: Any, seq: int | None) -> None:
-            await fake.push_event(event, ... if payload is MISSING else payload, seq)
+            await fake.push_event(event, ... if payload is UNDEFINED else payload, seq)
 
         yield Harness(
             name="websockets",
@@ -511,7 +511,7 @@ async def test_bridge_events_reach_on_event_in_order_and_others_do_not(
                 await harness.push("exec.approval.requested", {"id": "e1"}, 4)
                 await harness.push("plugin.approval.requested", {"id": "plugin:p1"}, 5)
                 await harness.push("exec.approval.resolved", {"id": "e1", "decision": "deny"}, 6)
-                await harness.push("plugin.approval.resolved", MISSING, 7)
+                await harness.push("plugin.approval.resolved", UNDEFINED, 7)
                 await connection.request("contract.echo", {})
                 await eventually(lambda: len(seen.events) == 5)
     assert seen.events == [
@@ -519,7 +519,7 @@ async def test_bridge_events_reach_on_event_in_order_and_others_do_not(
         GatewayEvent("exec.approval.requested", {"id": "e1"}, 4),
         GatewayEvent("plugin.approval.requested", {"id": "plugin:p1"}, 5),
         GatewayEvent("exec.approval.resolved", {"id": "e1", "decision": "deny"}, 6),
-        GatewayEvent("plugin.approval.resolved", MISSING, 7),
+        GatewayEvent("plugin.approval.resolved", UNDEFINED, 7),
     ]
 
 

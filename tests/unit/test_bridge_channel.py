@@ -25,7 +25,6 @@ from domain.bridge.channel import (
     parse_permission_reply,
     permission_notification,
 )
-from domain.bridge.conversations import ABSENT
 from domain.bridge.events import (
     EventFilter,
     GatewayPayloadError,
@@ -33,6 +32,7 @@ from domain.bridge.events import (
     Waiter,
     project_session_message,
 )
+from jscompat.undefined import UNDEFINED
 
 ROUTE: dict[str, Any] = {
     "lastChannel": "imessage",
@@ -42,10 +42,10 @@ ROUTE: dict[str, Any] = {
 }
 
 
-def turn(text: object, *, owner: object = ABSENT, role: str = "user", **extra: Any) -> dict[str, Any]:
+def turn(text: object, *, owner: object = UNDEFINED, role: str = "user", **extra: Any) -> dict[str, Any]:
     """A ``session.message`` payload shaped like the recorded ones (top-level route, message, ids)."""
     payload: dict[str, Any] = {"sessionKey": "agent:main:main"}
-    if owner is not ABSENT:
+    if owner is not UNDEFINED:
         payload["senderIsOwner"] = owner
     payload["agentId"] = "main"
     payload["message"] = {"role": role, "content": text, "__openclaw": {"id": "m-1"}}

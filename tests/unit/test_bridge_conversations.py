@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from domain.bridge.conversations import (
-    ABSENT,
     AttachmentsFetchArgs,
     Conversation,
     ConversationsListArgs,
@@ -22,9 +21,6 @@ from domain.bridge.conversations import (
     find_message,
     int_option,
     is_meaningful_media_fact,
-    js_to_string,
-    js_trim,
-    js_truthy,
     lower_or_empty,
     media_kind_from_mime,
     message_from_lookup,
@@ -38,6 +34,7 @@ from domain.bridge.conversations import (
     send_params,
     to_conversation,
 )
+from jscompat.undefined import UNDEFINED
 
 Descriptor = dict[str, Any] | None
 
@@ -77,22 +74,6 @@ SEEDED_DESCRIPTOR = {
 
 
 # --- §0.4 ---
-
-
-@pytest.mark.parametrize(
-    ("raw", "trimmed"),
-    [
-        ("  a b  ", "a b"),
-        ("\ufeffx\ufeff", "x"),
-        ("\u0085x\u0085", "\u0085x\u0085"),
-        ("\x1cx", "\x1cx"),
-        ("\u180ex", "\u180ex"),
-        ("\u200bx", "\u200bx"),
-        ("\u1680x\u2000\u200a\u202f\u205f\u3000\xa0\u2028\u2029\x0b\x0c", "x"),
-    ],
-)
-def test_js_trim_strips_exactly_the_javascript_whitespace_set(raw: str, trimmed: str) -> None:
-    assert js_trim(raw) == trimmed
 
 
 @pytest.mark.parametrize(
@@ -144,37 +125,6 @@ def test_int_option_floors_finite_numbers_and_clamps(
     value: object, fallback: int, lo: int, hi: int, expected: int
 ) -> None:
     assert int_option(value, fallback, lo, hi) == expected
-
-
-@pytest.mark.parametrize(
-    ("value", "text"),
-    [
-        (42, "42"),
-        (42.0, "42"),
-        (1e21, "1e+21"),
-        (1.5, "1.5"),
-        (None, "null"),
-        (True, "true"),
-        (False, "false"),
-        ([1, [2, 3], None], "1,2,3,"),
-        ({"a": 1}, "[object Object]"),
-        (0.1 + 0.2, "0.30000000000000004"),
-        (-0.0, "0"),
-        (1e-7, "1e-7"),
-        (123456789012345680000, "123456789012345680000"),
-        (ABSENT, "undefined"),
-        (" x ", " x "),
-    ],
-)
-def test_js_to_string_renders_like_javascript_string(value: object, text: str) -> None:
-    assert js_to_string(value) == text
-
-
-def test_js_truthy_follows_javascript_for_json_values() -> None:
-    falsy: tuple[object, ...] = (None, ABSENT, False, 0, 0.0, "", float("nan"))
-    truthy: tuple[object, ...] = ([], {}, "0", -1, True)
-    assert [js_truthy(v) for v in falsy] == [False] * 7
-    assert [js_truthy(v) for v in truthy] == [True] * 5
 
 
 # --- §5.0.2 descriptor ---
@@ -288,7 +238,7 @@ def test_to_conversation_matches_the_reference_projection(row: object, descripto
 
 def test_channel_precedence_is_delivery_context_then_last_channel_then_channel_then_origin() -> None:
     base: dict[str, Any] = {"lastTo": "t", "origin": {"provider": "O"}}
-    assert to_conversation(base) == Conversation(session_key=ABSENT, channel="o", to="t")
+    assert to_conversation(base) == Conversation(session_key=UNDEFINED, channel="o", to="t")
     with_channel = to_conversation({**base, "channel": "C"})
     assert with_channel is not None and with_channel.channel == "c"
     with_last = to_conversation({**base, "channel": "C", "lastChannel": "L"})

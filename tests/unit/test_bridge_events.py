@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from domain.bridge.conversations import ABSENT
 from domain.bridge.events import (
     QUEUE_LIMIT,
     ApprovalEvent,
@@ -24,6 +23,7 @@ from domain.bridge.events import (
     first_text,
     project_session_message,
 )
+from jscompat.undefined import UNDEFINED
 
 # The recorded chat.inject payload (gateway/session_message_events.json), trimmed to the keys that matter.
 INJECTED: dict[str, Any] = {
@@ -105,7 +105,7 @@ def test_event_conversation_uses_only_top_level_last_fields() -> None:
 
 def test_event_conversation_omits_thread_when_last_thread_is_null_and_keeps_numbers() -> None:
     base = {"sessionKey": "s", "lastChannel": " TG ", "lastTo": " 1 "}
-    for extra, expected in (({}, ABSENT), ({"lastThreadId": None}, ABSENT), ({"lastThreadId": 42}, 42)):
+    for extra, expected in (({}, UNDEFINED), ({"lastThreadId": None}, UNDEFINED), ({"lastThreadId": 42}, 42)):
         body = project_session_message({**base, **extra})
         assert body is not None and body.conversation is not None
         assert body.conversation.thread_id == expected
@@ -125,7 +125,7 @@ def test_null_or_missing_session_message_payload_fails_like_the_reference() -> N
     assert null.value.js_text == "TypeError: Cannot read properties of null (reading 'sessionKey')"
     undefined = r"^Cannot read properties of undefined \(reading 'sessionKey'\)$"
     with pytest.raises(GatewayPayloadError, match=undefined):
-        project_session_message(ABSENT)
+        project_session_message(UNDEFINED)
 
 
 def test_message_event_key_order_and_absent_keys() -> None:

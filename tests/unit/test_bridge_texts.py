@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from domain.bridge.approvals import PendingApproval
-from domain.bridge.conversations import ABSENT, Conversation
+from domain.bridge.conversations import Conversation
 from domain.bridge.events import EventFilter, EventQueue, MessageEvent, WaitOutcome
 from domain.bridge.texts import (
     ToolResult,
@@ -28,6 +28,7 @@ from domain.bridge.texts import (
     summary,
 )
 from jscompat.jsjson import js_dumps
+from jscompat.undefined import UNDEFINED
 
 
 def test_empty_lists_render_like_the_reference() -> None:
@@ -79,7 +80,7 @@ def test_conversation_get_found_and_not_found() -> None:
         "content": [{"type": "text", "text": "conversation not found:    "}],
         "isError": True,
     }
-    odd = Conversation(session_key=ABSENT, channel="c", to="t")
+    odd = Conversation(session_key=UNDEFINED, channel="c", to="t")
     assert conversation_get_result(odd, "k").text == "conversation undefined"
 
 

@@ -14,23 +14,20 @@ import anyio
 import pytest
 
 from adapters.filesystem.bundle_mcp import load_bundle_mcp, read_json_object
+from domain.bundle_agent import AGENT_MCP_SCHEMA, encode_plugin_install_dir_name, parse_agent_mcp_json, plugin_data_dir
 from domain.bundle_mcp import (
-    AGENT_MCP_SCHEMA,
     BundleMcpResult,
     BundlePlugin,
-    absolutize_server,
     declared_mcp_paths,
-    encode_plugin_install_dir_name,
     extract_server_map,
-    js_normalize,
     kept_data_dirs,
     mcp_file_paths,
     merge_patch,
     merge_with_config,
-    parse_agent_mcp_json,
-    plugin_data_dir,
     to_cli_server_config,
 )
+from domain.bundle_paths import absolutize_server
+from jscompat.paths import path_normalize
 
 # --- merge patch (§10.5) ---------------------------------------------------------------------------------
 
@@ -136,10 +133,10 @@ def test_agent_placeholders_are_left_literal_without_a_data_dir() -> None:
 
 
 def test_normalisation_follows_node_path_normalize() -> None:
-    assert js_normalize("/a/b/") == "/a/b/"
-    assert js_normalize("//a//b") == "/a/b"
-    assert js_normalize("/a/./b/..") == "/a"
-    assert js_normalize("/..") == "/"
+    assert path_normalize("/a/b/") == "/a/b/"
+    assert path_normalize("//a//b") == "/a/b"
+    assert path_normalize("/a/./b/..") == "/a"
+    assert path_normalize("/..") == "/"
 
 
 # --- agent format (§10.7) --------------------------------------------------------------------------------

@@ -13,24 +13,21 @@ from domain.catalog import (
     Catalog,
     CatalogTool,
     Diagnostic,
-    InvalidToolListing,
     ServerCapabilities,
     build_server_catalog,
     diagnostic_catalog,
-    diagnostic_message,
     empty_catalog,
-    format_error_message,
     merge_catalogs,
     normalize_listed_tools,
     retired_catalog,
-    sanitize_metadata_text,
     summarize_capabilities,
     ui_resource_uri,
     ui_visibility,
-    validate_list_tools_result,
     with_retry_diagnostic,
 )
+from domain.catalog_text import diagnostic_message, format_error_message, sanitize_metadata_text
 from domain.filters import ToolFilter, normalize_filter
+from domain.tool_listing import InvalidToolListing, validate_list_tools_result
 
 KEY = UcaCollator().key
 OBJ = {"type": "object"}

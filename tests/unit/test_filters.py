@@ -7,12 +7,12 @@ import pytest
 from domain.filters import (
     ToolFilter,
     is_tool_allowed,
-    js_trim,
     matches,
     normalize_filter,
     server_denied_by_tool_policy,
     session_deny_set,
 )
+from jscompat.text import js_trim
 
 # --- §6.1 normalisation ------------------------------------------------------------------------------
 

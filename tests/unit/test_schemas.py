@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from domain.schemas import (
+from domain.output_schemas import (
     DRAFT_2020_12_SCHEMA,
     CallResultViolation,
     check_call_result,
@@ -22,8 +22,8 @@ from domain.schemas import (
     is_draft_2020_12,
     json_pointer,
     normalize_output_schema,
-    normalize_tool_parameters,
 )
+from domain.schemas import normalize_tool_parameters
 from jscompat.jsjson import js_dumps
 
 

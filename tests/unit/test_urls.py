@@ -9,6 +9,7 @@ import pytest
 
 from jscompat.urls import (
     Url,
+    can_parse_url,
     decode_uri_component,
     encode_uri_component,
     parse_url,
@@ -238,3 +239,9 @@ def test_url_without_host_reports_none_as_hostname() -> None:
     assert url.hostname is None
     assert url.host == ""
     assert url.has_opaque_path
+
+
+def test_can_parse_url_is_url_can_parse() -> None:
+    assert can_parse_url("https://example.com/x")
+    assert not can_parse_url("not a url")
+    assert not can_parse_url("http://[::1")

@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
-from domain.validation import Issue, ValidatorThrew, legacy_lines, type_name, validate_config
+from domain.config_issues import Issue, ValidatorThrew, type_name
+from domain.config_legacy import legacy_lines
+from domain.validation import validate_config
 
 Expected = list[tuple[str, str, tuple[str, ...] | None]]
 

@@ -45,7 +45,6 @@ from adapters.ws._handshake import (
     startup_retry_after_ms,
 )
 from application.ports.gateway import (
-    MISSING,
     DeviceIdentity,
     GatewayClosed,
     GatewayError,
@@ -56,6 +55,7 @@ from application.ports.gateway import (
     GatewayStopped,
     GatewayTimeout,
 )
+from jscompat.undefined import UNDEFINED
 from tests.fixtures.fake_gateway import (
     DEVICE_TOKEN_MISMATCH,
     METADATA_UPGRADE,
@@ -162,7 +162,7 @@ async def test_inbound_frames_the_client_ignores() -> None:
 
 
 async def test_inbound_frames_the_client_reads() -> None:
-    assert parse_frame('{"type":"event","event":"tick"}') == EventFrame("tick", MISSING, None)
+    assert parse_frame('{"type":"event","event":"tick"}') == EventFrame("tick", UNDEFINED, None)
     assert parse_frame(b'{"type":"event","event":"e","payload":null,"seq":2.0}') == EventFrame("e", None, 2)
     assert parse_frame('{"type":"res","id":"1:a","ok":true,"payload":{"a":1}}') == ResponseFrame(
         "1:a", True, {"a": 1}, None
@@ -977,7 +977,7 @@ async def test_only_bridge_events_after_hello_reach_on_event_in_order() -> None:
     assert probe.events == [
         GatewayEvent("session.message", {"sessionKey": "a"}, 2),
         GatewayEvent("exec.approval.requested", {"id": "e"}, 3),
-        GatewayEvent("plugin.approval.resolved", MISSING, 7),
+        GatewayEvent("plugin.approval.resolved", UNDEFINED, 7),
         GatewayEvent("exec.approval.resolved", {"id": "e"}, 8),
         GatewayEvent("plugin.approval.requested", {"id": "p"}, 9),
     ]
