@@ -20,8 +20,9 @@ import anyio.abc
 from application.held_task_group import HeldTaskGroup
 from application.ports.collation import Collator
 from application.runtime.errors import LiveRuntimeLimitReached
-from application.runtime.server_runtime import RuntimeServices, TaskHost
-from application.runtime.session_runtime import SessionConfig, SessionRuntime, config_fingerprint
+from application.runtime.services import RuntimeServices, TaskHost
+from application.runtime.session_config import SessionConfig, config_fingerprint
+from application.runtime.session_runtime import SessionRuntime
 
 __all__ = [
     "LIVE_RUNTIME_CAP",
