@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from application.runtime.connection import Connection
-from application.runtime.errors import ServerNotConnected
+from application.runtime.errors import SERVER_FAILURES, ServerNotConnected
 from application.runtime.output_validation import build_output_validator
 from application.runtime.pagination import Page, collect_paginated
 from application.runtime.services import CATALOG_LIST_TIMEOUT_MS, RuntimeTuning, ServerSpec
@@ -84,7 +84,7 @@ async def list_catalog(
         listed = await _list_all_tools(
             conn, list_timeout_ms(tuning, spec.definition, config), spec, launch, dropped, tuning
         )
-    except Exception as exc:
+    except SERVER_FAILURES as exc:
         if (
             capabilities.tools is None
             and (capabilities.resources is not None or capabilities.prompts is not None)

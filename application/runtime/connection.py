@@ -15,6 +15,7 @@ import anyio
 
 from application.ports.mcp import McpConnection, McpConnector, McpEvent, McpTimeout
 from application.runtime.errors import (
+    SERVER_FAILURES,
     ConnectTimedOut,
     InvalidListResult,
     LocalRequestTimeout,
@@ -132,7 +133,7 @@ class Connection:
                     self.client = client
                     self.fire(ConnectionEvent.OPENED_CLOSED if client.closed else ConnectionEvent.OPENED)
                     await self.close_requested.wait()
-        except Exception as exc:
+        except SERVER_FAILURES as exc:
             if self.connect_done.is_set():
                 self.close_error = exc
             else:

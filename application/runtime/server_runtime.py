@@ -28,6 +28,7 @@ from application.runtime.catalog_build import list_catalog
 from application.runtime.connection import Connection
 from application.runtime.disposals import ConnectionDisposals
 from application.runtime.errors import (
+    SERVER_FAILURES,
     CleanupUnconfirmed,
     LocalRequestTimeout,
     RuntimeDisposed,
@@ -191,7 +192,7 @@ class ServerRuntime:
     async def _background_load(self, stale: Catalog) -> None:
         try:
             await self.load()
-        except Exception:
+        except SERVER_FAILURES:
             if self._retired is None and self._catalog is stale and self._retry_after is None:
                 self._retry_after = self._now() + CATALOG_FAILURE_RETRY_MS
 
@@ -214,7 +215,7 @@ class ServerRuntime:
                 self._catalog = catalog
                 self._retry_after = self._now() + CATALOG_FAILURE_RETRY_MS if catalog.diagnostics else None
             flight.resolve(catalog)
-        except Exception as exc:
+        except SERVER_FAILURES as exc:
             flight.fail(exc)
         finally:
             if self._in_flight is flight:
@@ -275,7 +276,7 @@ class ServerRuntime:
                 now=self._now,
                 check_live=self._fail_if_disposed,
             )
-        except Exception as exc:
+        except SERVER_FAILURES as exc:
             message = diagnostic_message(exc)
             if self._retired is None:
                 verb = "refresh" if reused else "start"
@@ -368,7 +369,7 @@ class ServerRuntime:
         self._failures.admit(self._name, conn, started, tracking=tracking)
         try:
             result = await run()
-        except Exception as exc:
+        except SERVER_FAILURES as exc:
             reason: str | None = None
             if isinstance(exc, McpSessionExpired):
                 reason = "expired HTTP session"
@@ -396,7 +397,7 @@ class ServerRuntime:
     async def _retire_in_background(self, conn: Connection, timed_out: bool) -> None:
         try:
             await self._disposals.dispose(conn)
-        except Exception as exc:
+        except SERVER_FAILURES as exc:
             kind = "timed-out" if timed_out else "expired-session"
             self._services.warn(f'failed to retire {kind} server "{self._name}": {diagnostic_message(exc)}')
 

@@ -25,9 +25,10 @@ from typing import Any
 import anyio
 import anyio.abc
 
+from application.errors import ApplicationError
 from application.held_task_group import HeldTaskGroup
 from application.ports.collation import Collator
-from application.runtime.errors import CleanupUnconfirmed, RuntimeDisposed, ServerNotConnected
+from application.runtime.errors import SERVER_FAILURES, CleanupUnconfirmed, RuntimeDisposed, ServerNotConnected
 from application.runtime.flight import Flight
 from application.runtime.server_runtime import ServerRuntime
 from application.runtime.services import FailureBackoff, LeaseCounter, RuntimeServices, TaskHost
@@ -66,13 +67,13 @@ async def _load_part(
     part: ServerRuntime,
     index: int,
     results: list[_PartResult | None],
-    errors: list[Exception],
+    errors: list[ApplicationError | ValueError],
     limiter: anyio.CapacityLimiter,
 ) -> None:
     async with limiter:
         try:
             catalog = await _load_current(part)
-        except Exception as exc:
+        except SERVER_FAILURES as exc:
             errors.append(exc)
             return
         results[index] = _PartResult(catalog, part.peek_catalog() is not None)
@@ -262,7 +263,7 @@ class SessionRuntime:
     async def _run_merge(self, flight: Flight[Catalog]) -> None:
         try:
             flight.resolve(await self._load_merged())
-        except Exception as exc:
+        except SERVER_FAILURES as exc:
             flight.fail(exc)
         finally:
             if self._in_flight is flight:
@@ -276,7 +277,7 @@ class SessionRuntime:
         limiter = anyio.CapacityLimiter(CATALOG_CONCURRENCY)
         for _attempt in range(2):
             results = list(loaded)
-            errors: list[Exception] = []
+            errors: list[ApplicationError | ValueError] = []
 
             async with anyio.create_task_group() as tg:
                 for index, part in enumerate(parts):
@@ -377,7 +378,7 @@ class SessionRuntime:
             try:
                 await part.dispose()
                 await part.join_cleanup()
-            except Exception as exc:
+            except SERVER_FAILURES as exc:
                 if self._cleanup_failure is None:
                     self._cleanup_failure = exc
 
