@@ -2,11 +2,12 @@
 
 upstream: ``src/agents/agent-bundle-mcp-runtime.ts`` ``createServerMcpRuntime``.
 
-Structured concurrency: a connection is held open by a task (:meth:`Connection.hold`) spawned into the task group the
-session runtime owns, because an anyio cancel scope must be exited by the task that entered it. The same
-task group runs catalog builds (single flight, independent of the caller that triggered them, like the
+Structured concurrency: a connection is held open by a task (:meth:`Connection.hold`) spawned into the task
+group the session runtime owns, because an anyio cancel scope must be exited by the task that entered it. The
+same task group runs catalog builds (single flight, independent of the caller that triggered them, like the
 reference's shared promise), background reloads, recycles and connection disposals. Every spawned task
-handles its own errors; nothing escapes into the task group.
+handles the runtime's failures (:data:`SERVER_FAILURES`); nothing else is expected to escape into the group.
+A connection's phase changes only through the table of :mod:`domain.connection_state`.
 
 Times: request, listing and dispose deadlines run on anyio's monotonic clock; the injected :class:`Clock`
 (wall time) drives ``generated_at``, the 5 s catalog retry, the 60 s failure cooldown and ``last_used_at``.
@@ -18,7 +19,7 @@ import contextlib
 import dataclasses
 import functools
 from collections.abc import Awaitable, Callable, Iterator, Mapping
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 import anyio
 
@@ -55,7 +56,7 @@ from domain.catalog import (
     with_retry_diagnostic,
 )
 from domain.connection_state import ConnectionEvent
-from domain.transport import StdioConfig, TransportWarning, resolve_transport
+from domain.transport import StdioConfig, resolve_transport
 
 __all__ = ["ServerRuntime"]
 
@@ -239,15 +240,10 @@ class ServerRuntime:
 
     # ------------------------------------------------------------------ build (§4.4)
 
-    def _emit_transport_warnings(self, warnings: tuple[TransportWarning, ...]) -> None:
-        for warning in warnings:
-            if warning.once is None or self._services.env_warnings.first_time(warning.once):
-                self._services.warn(warning.text)
-
     async def _build(self, generation: int) -> Catalog:
         self._fail_if_disposed()
         resolution = resolve_transport(self._name, self._spec.definition)
-        self._emit_transport_warnings(resolution.warnings)
+        self._services.warn_transport(resolution.warnings)
         config = resolution.config
         if config is None:
             return empty_catalog(self._now())
@@ -348,11 +344,6 @@ class ServerRuntime:
             raise ServerNotConnected(self._name, conn.disconnect_reason if conn is not None else None)
         return conn
 
-    async def _request(
-        self, conn: Connection, method: str, params: dict[str, Any] | None, timeout_ms: int | None = None
-    ) -> dict[str, Any]:
-        return await conn.request(self._name, method, params, timeout_ms)
-
     async def _guarded(
         self, conn: Connection, run: Callable[[], Awaitable[_T]], failure_backoff: FailureBackoff = "track"
     ) -> _T:
@@ -408,7 +399,7 @@ class ServerRuntime:
     ) -> dict[str, Any]:
         """One request under dispose's scope and the failure accounting."""
         with self._lifecycle_scope():
-            return await self._guarded(conn, lambda: self._request(conn, method, params), failure_backoff)
+            return await self._guarded(conn, lambda: conn.request(self._name, method, params), failure_backoff)
 
     async def call_tool(self, server_name: str, tool_name: str, arguments: object) -> dict[str, Any]:
         """``tools/call``; then the tool's output-schema check (§4.11, outside the failure accounting)."""
@@ -446,16 +437,15 @@ class ServerRuntime:
         """Every resource, via the bounded paginator (label ``MCP resource listing``)."""
         conn = await self._active_connection(server_name)
         with self._lifecycle_scope():
-            return await self._guarded(conn, lambda: self._collect(conn, "resources"), failure_backoff)
+            return await self._guarded(
+                conn, lambda: conn.collect(self._name, "resources", self._services.tuning), failure_backoff
+            )
 
     async def list_prompts(self, server_name: str) -> list[Any]:
         """Every prompt, via the bounded paginator (label ``MCP prompt listing``)."""
         conn = await self._active_connection(server_name)
         with self._lifecycle_scope():
-            return await self._guarded(conn, lambda: self._collect(conn, "prompts"))
-
-    async def _collect(self, conn: Connection, kind: Literal["resources", "prompts"]) -> list[Any]:
-        return await conn.collect(self._name, kind, self._services.tuning)
+            return await self._guarded(conn, lambda: conn.collect(self._name, "prompts", self._services.tuning))
 
     # ------------------------------------------------------------------ dispose (§4.13)
 

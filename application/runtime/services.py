@@ -14,6 +14,7 @@ import anyio.abc
 from application.ports.clock import Clock
 from application.ports.mcp import McpConnector
 from application.runtime.pagination import MAX_LIST_BYTES, MAX_LIST_ITEMS, MAX_LIST_PAGES
+from domain.transport import TransportWarning
 
 __all__ = [
     "CATALOG_FAILURE_RETRY_MS",
@@ -103,6 +104,12 @@ class RuntimeServices:
     debug: Callable[[str], None] = _ignore_debug
     tuning: RuntimeTuning = field(default_factory=RuntimeTuning)
     env_warnings: WarningDedupe = field(default_factory=WarningDedupe)
+
+    def warn_transport(self, warnings: tuple[TransportWarning, ...]) -> None:
+        """Warn each transport warning; one with a ``once`` key only the first time (process-wide, §2.7)."""
+        for warning in warnings:
+            if warning.once is None or self.env_warnings.first_time(warning.once):
+                self.warn(warning.text)
 
 
 @dataclass(frozen=True, slots=True)
