@@ -9,17 +9,24 @@ stored documents in the reference's schema order (unknown client/token fields dr
 
 HTTP: the server's TLS settings (``sslVerify``, client certificate) and its configured headers (never an
 ``Authorization`` header) apply only to requests to the server's own origin; every request has the
-server's resolved request timeout. Network failures raise ``McpError("fetch failed")`` with the
-reference's cause (no library text, which may carry URLs).
+server's resolved request timeout.
+
+Errors (the port's contract): network failures raise :class:`OAuthNetworkError` with the reference's
+``fetch failed`` text (no library text, which may carry URLs); error answers raise
+:class:`OAuthErrorResponse`; invalid documents raise :class:`OAuthFlowError`. Library failures the steps do
+not anticipate (an unparsable URL, JSON nested too deeply) are translated at each method's boundary, keeping
+their text.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import ssl
-from collections.abc import Mapping
-from typing import Any, Final
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any, Final, ParamSpec, TypeVar
 from urllib.parse import quote_plus, urljoin, urlsplit
 
 import httpx2
@@ -36,7 +43,7 @@ from mcp.shared.auth_utils import check_resource_allowed, resource_url_from_serv
 from pydantic import ValidationError
 
 from adapters.http._errors import fetch_error
-from application.ports.oauth import AuthorizationStart, OAuthErrorResponse, OAuthFlowError
+from application.ports.oauth import AuthorizationStart, OAuthErrorResponse, OAuthFlowError, OAuthNetworkError
 from domain.oauth_schemas import OAUTH_METADATA_SCHEMA, OPENID_METADATA_SCHEMA, RESOURCE_METADATA_SCHEMA, TOKENS_SCHEMA
 
 __all__ = ["DISCOVERY_PROTOCOL_VERSION", "HttpOAuthProtocol"]
@@ -68,6 +75,39 @@ _CLIENT_INFORMATION_KEYS: Final = (
     "client_secret_expires_at",
 )
 _CLIENT_AUTH_METHODS: Final = ("client_secret_basic", "client_secret_post", "none")
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+@contextmanager
+def _port_errors() -> Iterator[None]:
+    """Library exceptions as the port's errors, with their text: an unusable URL as a network failure, a
+    value the libraries reject (bad URL syntax, JSON nested too deeply, a schema failure) as a flow error."""
+    try:
+        yield
+    except httpx2.InvalidURL as exc:
+        raise OAuthNetworkError(str(exc)) from None
+    except (ValueError, RecursionError) as exc:  # pydantic's ValidationError is a ValueError
+        raise OAuthFlowError(str(exc)) from None
+
+
+def _translated(method: Callable[_P, Awaitable[_R]]) -> Callable[_P, Coroutine[Any, Any, _R]]:
+    @functools.wraps(method)
+    async def translated(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with _port_errors():
+            return await method(*args, **kwargs)
+
+    return translated
+
+
+def _translated_sync(method: Callable[_P, _R]) -> Callable[_P, _R]:
+    @functools.wraps(method)
+    def translated(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with _port_errors():
+            return method(*args, **kwargs)
+
+    return translated
 
 
 def _schema_order(document: Mapping[str, Any], keys: tuple[str, ...], *, loose: bool = False) -> dict[str, Any]:
@@ -202,7 +242,7 @@ class HttpOAuthProtocol:
             response = await self._client.send(request)
             await response.aread()
         except (httpx2.HTTPError, httpx2.StreamError, OSError) as exc:
-            raise fetch_error(exc, request.url) from None
+            raise OAuthNetworkError(str(fetch_error(exc, request.url))) from None
         return response
 
     async def _get_metadata(self, url: str) -> httpx2.Response:
@@ -212,6 +252,7 @@ class HttpOAuthProtocol:
 
     # --- Discovery ---------------------------------------------------------------------------------------
 
+    @_translated
     async def discover_resource_metadata(self, server_url: str, resource_metadata_url: str | None) -> dict[str, Any]:
         if resource_metadata_url is not None:
             candidates = [resource_metadata_url]
@@ -236,6 +277,7 @@ class HttpOAuthProtocol:
             raise OAuthFlowError("Invalid OAuth protected resource metadata.") from None
         return _schema_order(document, RESOURCE_METADATA_SCHEMA.keys, loose=True)
 
+    @_translated
     async def discover_authorization_server_metadata(self, authorization_server_url: str) -> dict[str, Any] | None:
         for url in build_oauth_authorization_server_metadata_discovery_urls(
             authorization_server_url, authorization_server_url
@@ -266,6 +308,7 @@ class HttpOAuthProtocol:
             raise OAuthFlowError(f"Invalid {what}: not a JSON object.")
         return document
 
+    @_translated_sync
     def select_resource(self, server_url: str, resource_metadata: dict[str, Any] | None) -> str | None:
         if resource_metadata is None:
             return None
@@ -277,6 +320,7 @@ class HttpOAuthProtocol:
 
     # --- Registration and authorization ------------------------------------------------------------------
 
+    @_translated
     async def register_client(
         self,
         authorization_server_url: str,
@@ -305,6 +349,7 @@ class HttpOAuthProtocol:
             raise OAuthFlowError("Invalid OAuth client registration response.") from None
         return _schema_order(self._json_object(response, "client registration response"), _CLIENT_INFORMATION_KEYS)
 
+    @_translated_sync
     def start_authorization(
         self,
         authorization_server_url: str,
@@ -381,6 +426,7 @@ class HttpOAuthProtocol:
             raise OAuthFlowError("Invalid OAuth token response.") from None
         return _schema_order(document, TOKENS_SCHEMA.keys)
 
+    @_translated
     async def exchange_code(
         self,
         authorization_server_url: str,
@@ -400,6 +446,7 @@ class HttpOAuthProtocol:
         ]
         return await self._token_request(authorization_server_url, metadata, client_information, params, resource)
 
+    @_translated
     async def refresh(
         self,
         authorization_server_url: str,

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from application.errors import ApplicationError
 from application.ports.leases import Lease
+from application.ports.mcp import McpError
 
 __all__ = [
     "DEFAULT_REDIRECT_URL",
@@ -19,6 +20,7 @@ __all__ = [
     "OAuthCredentialStore",
     "OAuthErrorResponse",
     "OAuthFlowError",
+    "OAuthNetworkError",
     "OAuthProtocol",
     "OAuthServer",
     "OAuthStatusReader",
@@ -48,6 +50,12 @@ class OAuthErrorResponse(OAuthFlowError):
         super().__init__(description or error)
         self.error = error
         self.description = description
+
+
+class OAuthNetworkError(McpError):
+    """An OAuth request could not be made or answered (the reference's ``fetch failed``, a policy refusal, an
+    unusable URL). An :class:`~application.ports.mcp.McpError`, so an MCP connection that refreshes its token
+    reports it like its own network failures; the message is one line without secrets or URLs' credentials."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,9 +89,12 @@ class OAuthProtocol(Protocol):
 
     Metadata documents and token/registration answers are plain JSON objects as the server sent them
     (keys the SDK schema does not know dropped, schema order kept, like the reference's zod parse).
-    Network failures raise whatever the adapter raises (they propagate unchanged); error answers of the
-    registration and token endpoints raise :class:`OAuthErrorResponse`; other protocol failures raise
-    :class:`OAuthFlowError`.
+    Error contract (every method): a request that cannot be made or answered raises
+    :class:`OAuthNetworkError`; an error answer of the registration or token endpoint raises
+    :class:`OAuthErrorResponse`; any other protocol failure (an unusable document, an incompatible server,
+    a library failure on the input) raises :class:`OAuthFlowError`. Adapters translate their libraries'
+    exceptions (HTTP client, schema validation, JSON) into these three; nothing else escapes. Cancellation
+    of the caller cancels the request.
     """
 
     async def discover_resource_metadata(self, server_url: str, resource_metadata_url: str | None) -> dict[str, Any]:

@@ -17,16 +17,17 @@ from application.runtime.errors import (
     ToolResultInvalid,
 )
 from application.runtime.manager import SessionRuntimeManager, resolve_idle_ttl_ms
-from application.runtime.server_runtime import (
+from application.runtime.server_runtime import ServerRuntime
+from application.runtime.services import (
     FailureBackoff,
     RuntimeServices,
     RuntimeTuning,
-    ServerRuntime,
     ServerSpec,
     TaskHost,
     WarningDedupe,
 )
-from application.runtime.session_runtime import SessionConfig, SessionRuntime, config_fingerprint
+from application.runtime.session_config import SessionConfig, config_fingerprint
+from application.runtime.session_runtime import SessionRuntime
 
 __all__ = [
     "CleanupUnconfirmed",

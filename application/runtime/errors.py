@@ -8,10 +8,13 @@ Every ``str(exc)`` is the exact reference text.
 
 from __future__ import annotations
 
+from typing import Final
+
 from application.errors import ApplicationError
 from application.ports.mcp import McpTimeout
 
 __all__ = [
+    "SERVER_FAILURES",
     "CleanupUnconfirmed",
     "ConnectTimedOut",
     "InvalidListResult",
@@ -25,6 +28,12 @@ __all__ = [
     "ServerRetiring",
     "ToolResultInvalid",
 ]
+
+SERVER_FAILURES: Final = (ApplicationError, ValueError)
+"""What the runtime turns into a diagnostic, a warning or a failed request: the errors of the ports
+(``McpError``'s family, OAuth's errors through an HTTP connection), its own errors, and the domain's
+validation errors (``ValueError`` subclasses: invalid tool listings, output schemas, JSON). Anything else is
+a defect and propagates."""
 
 
 class McpRuntimeError(ApplicationError):

@@ -19,9 +19,10 @@ import anyio.abc
 
 from application.held_task_group import HeldTaskGroup
 from application.ports.collation import Collator
-from application.runtime.errors import LiveRuntimeLimitReached
-from application.runtime.server_runtime import RuntimeServices, TaskHost
-from application.runtime.session_runtime import SessionConfig, SessionRuntime, config_fingerprint
+from application.runtime.errors import SERVER_FAILURES, LiveRuntimeLimitReached
+from application.runtime.services import RuntimeServices, TaskHost
+from application.runtime.session_config import SessionConfig, config_fingerprint
+from application.runtime.session_runtime import SessionRuntime
 
 __all__ = [
     "LIVE_RUNTIME_CAP",
@@ -162,6 +163,7 @@ class SessionRuntimeManager:
             has_servers = bool(config.server_names())
             slot = self._reserve_slot(existing, has_servers)
             runtime: SessionRuntime | None = None
+            created = False
             try:
                 if existing is not None:
                     runtime = existing.replace(config)
@@ -171,15 +173,16 @@ class SessionRuntimeManager:
                     await existing.join_cleanup()
                 else:
                     runtime = SessionRuntime(config, self._services, collator=self._collator, host=self._host)
-            except BaseException:
-                self._runtimes.pop(key, None)
-                self._live.discard(slot)
-                with anyio.CancelScope(shield=True):
-                    if existing is not None:
-                        await existing.dispose()
-                    if runtime is not None:
-                        await runtime.dispose()
-                raise
+                created = True
+            finally:
+                if not created:  # failed or cancelled: release the slot and dispose what was made
+                    self._runtimes.pop(key, None)
+                    self._live.discard(slot)
+                    with anyio.CancelScope(shield=True):
+                        if existing is not None:
+                            await existing.dispose()
+                        if runtime is not None:
+                            await runtime.dispose()
             slot.idle_ttl_ms = ttl
             if runtime.has_servers:
                 self._runtimes[key] = runtime
@@ -213,7 +216,7 @@ class SessionRuntimeManager:
         for session_id in list(self._runtimes):
             try:
                 await self.dispose_session(session_id)
-            except Exception as exc:
+            except SERVER_FAILURES as exc:
                 self._services.warn(f"failed to dispose MCP runtime for session {session_id}: {exc}")
 
     async def sweep_idle(self) -> int:
@@ -235,7 +238,7 @@ class SessionRuntimeManager:
         async def evict(runtime: SessionRuntime) -> None:
             try:
                 await self._dispose_runtime(runtime)
-            except Exception as exc:
+            except SERVER_FAILURES as exc:
                 self._services.warn(f"idle runtime sweep failed: {exc}")
 
         async with anyio.create_task_group() as tg:
@@ -250,5 +253,5 @@ class SessionRuntimeManager:
                 continue
             try:
                 await self.sweep_idle()
-            except Exception as exc:
+            except SERVER_FAILURES as exc:
                 self._services.warn(f"idle runtime sweep failed: {exc}")

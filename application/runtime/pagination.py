@@ -16,7 +16,7 @@ from typing import Any
 
 import anyio
 
-from application.runtime.errors import PaginationError
+from application.runtime.errors import SERVER_FAILURES, PaginationError
 from domain.transport import resolve_timeout
 
 __all__ = [
@@ -90,7 +90,7 @@ async def collect_paginated(
         for _ in range(max_pages):
             try:
                 page = await load_page(cursor, timeout)
-            except Exception as exc:
+            except SERVER_FAILURES as exc:
                 if anyio.current_time() >= deadline:
                     raise timed_out from exc
                 raise

@@ -17,8 +17,6 @@ servers are then connected and listed concurrently (at most ``CATALOG_CONCURRENC
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
@@ -27,124 +25,22 @@ from typing import Any
 import anyio
 import anyio.abc
 
+from application.errors import ApplicationError
 from application.held_task_group import HeldTaskGroup
 from application.ports.collation import Collator
-from application.runtime.errors import CleanupUnconfirmed, RuntimeDisposed, ServerNotConnected
-from application.runtime.server_runtime import (
-    FailureBackoff,
-    RuntimeServices,
-    ServerRuntime,
-    ServerSpec,
-    TaskHost,
-    _Flight,
-)
+from application.runtime.errors import SERVER_FAILURES, CleanupUnconfirmed, RuntimeDisposed, ServerNotConnected
+from application.runtime.flight import Flight
+from application.runtime.server_runtime import ServerRuntime
+from application.runtime.services import FailureBackoff, LeaseCounter, RuntimeServices, TaskHost
+from application.runtime.session_config import SessionConfig, config_fingerprint, server_spec
 from domain.catalog import Catalog, merge_catalogs
-from domain.filters import server_denied_by_tool_policy, session_deny_set
-from domain.names import assign_safe_server_names
-from jscompat.jsjson import js_ordered_keys
 
-__all__ = [
-    "CATALOG_CONCURRENCY",
-    "SessionConfig",
-    "SessionRuntime",
-    "config_fingerprint",
-]
+__all__ = ["CATALOG_CONCURRENCY", "SessionRuntime"]
 
 CATALOG_CONCURRENCY = 32
 """Servers connected and listed at once. The reference uses 6; connecting is mostly waiting on child
 processes and sockets, so the port lets a typical session's whole server set start together (an 8-server
 probe then takes about as long as its slowest server, not two rounds of it)."""
-
-
-@dataclass(frozen=True, slots=True)
-class SessionConfig:
-    """What a session runtime serves.
-
-    ``servers`` is the merged, enabled server map of the session (§10.8), raw definitions in JavaScript
-    key order. ``safe_server_names`` overrides the safe-name assignment (§5.2; default: assigned from every
-    key of ``servers``, before any exclusion). ``tool_denylist`` is the session's tool-policy deny list:
-    servers it matches (§6.5) are excluded before anything connects. ``mcp_tools_deny`` is
-    ``toolOverrides.mcpToolsDeny`` (§6.6). ``configured_server_names`` are the names present in the user
-    config's ``mcp.servers`` (the others are plugin-owned; ``None``: all configured).
-    """
-
-    session_id: str
-    servers: Mapping[str, object]
-    safe_server_names: Mapping[str, str] | None = None
-    mcp_tools_deny: Mapping[str, Sequence[str]] | None = None
-    mcp_apps_enabled: bool = False
-    configured_server_names: frozenset[str] | None = None
-    workspace_dir: str | None = None
-    agent_dir: str | None = None
-    tool_denylist: tuple[str, ...] = ()
-    plugin_data_dirs: Mapping[str, str] | None = None
-    """``PLUGIN_DATA`` directories of plugin-bundle stdio servers, by server name (§10.7, §10.8)."""
-
-    def declared_names(self) -> list[str]:
-        """Every server of the map, in JavaScript key order (§0.5)."""
-        return js_ordered_keys(self.servers)
-
-    def safe_names(self) -> dict[str, str]:
-        """Safe server names of the declared set (§5.2)."""
-        assigned = assign_safe_server_names(self.declared_names())
-        if self.safe_server_names is not None:
-            assigned.update(self.safe_server_names)
-        return assigned
-
-    def server_names(self) -> list[str]:
-        """The servers the runtime serves (part order): declared ones not excluded by the tool policy."""
-        if not self.tool_denylist:
-            return self.declared_names()
-        safe = self.safe_names()
-        return [
-            name for name in self.declared_names() if not server_denied_by_tool_policy(self.tool_denylist, safe[name])
-        ]
-
-
-def _digest(value: object) -> str:
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _deny_digest(config: SessionConfig, names: Sequence[str]) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for name in names:
-        denied = session_deny_set(config.mcp_tools_deny, name)
-        if denied:
-            out[name] = sorted(denied)
-    return out
-
-
-def config_fingerprint(config: SessionConfig, server_names: Sequence[str] | None = None) -> str:
-    """SHA-256 of the canonical JSON (sorted keys, decision D12) of ``{servers, mcpAppsEnabled,
-    safeServerNames, mcpToolsDeny}``: for the whole session (served servers, every declared safe name), or
-    for one server's runtime when ``server_names`` is given (reuse on reload, §4.14)."""
-    names = config.server_names() if server_names is None else list(server_names)
-    safe = config.safe_names()
-    payload: dict[str, object] = {
-        "servers": {name: config.servers[name] for name in names},
-        "mcpAppsEnabled": config.mcp_apps_enabled,
-        "safeServerNames": safe if server_names is None else {name: safe[name] for name in names},
-    }
-    deny = _deny_digest(config, names)
-    if deny:
-        payload["mcpToolsDeny"] = deny
-    return _digest(payload)
-
-
-def _server_spec(config: SessionConfig, name: str) -> ServerSpec:
-    configured = config.configured_server_names
-    return ServerSpec(
-        server_name=name,
-        definition=config.servers[name],
-        safe_server_name=config.safe_names()[name],
-        denied_tool_names=session_deny_set(config.mcp_tools_deny, name),
-        plugin_owned=configured is not None and name not in configured,
-        fingerprint=config_fingerprint(config, [name]),
-        workspace_dir=config.workspace_dir,
-        agent_dir=config.agent_dir,
-        plugin_data_dir=(config.plugin_data_dirs or {}).get(name),
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,13 +67,13 @@ async def _load_part(
     part: ServerRuntime,
     index: int,
     results: list[_PartResult | None],
-    errors: list[Exception],
+    errors: list[ApplicationError | ValueError],
     limiter: anyio.CapacityLimiter,
 ) -> None:
     async with limiter:
         try:
             catalog = await _load_current(part)
-        except Exception as exc:
+        except SERVER_FAILURES as exc:
             errors.append(exc)
             return
         results[index] = _PartResult(catalog, part.peek_catalog() is not None)
@@ -209,7 +105,7 @@ class SessionRuntime:
         self._fingerprint = config_fingerprint(config)
         parts: list[ServerRuntime] = []
         for name in config.server_names():
-            spec = _server_spec(config, name)
+            spec = server_spec(config, name)
             existing = reuse.get(name) if reuse is not None else None
             if (
                 existing is not None
@@ -229,11 +125,11 @@ class SessionRuntime:
         now = services.clock.now_ms()
         self.created_at = min([now, *(part.created_at for part in parts)])
         self._last_used_at = max([now, *(part.last_used_at for part in parts)])
-        self._active_leases = 0
+        self._leases = LeaseCounter()
         self._merged: Catalog | None = None
         self._sources: list[Catalog] | None = None
-        self._in_flight: _Flight[Catalog] | None = None
-        self._disposal: _Flight[None] | None = None
+        self._in_flight: Flight[Catalog] | None = None
+        self._disposal: Flight[None] | None = None
         self._cleanup_failure: BaseException | None = None
         self._disposed_parts: list[ServerRuntime] = []
 
@@ -303,22 +199,15 @@ class SessionRuntime:
 
     @property
     def active_leases(self) -> int:
-        return max(self._active_leases, sum(part.active_leases for part in self._parts))
+        return max(self._leases.count, sum(part.active_leases for part in self._parts))
 
     def acquire_lease(self) -> Callable[[], None]:
         """Count one user on the session and on every server; the release is idempotent."""
-        self._active_leases += 1
-        releases = [part.acquire_lease() for part in self._parts]
-        released = False
+        releases = [self._leases.acquire(), *(part.acquire_lease() for part in self._parts)]
 
         def release() -> None:
-            nonlocal released
-            if released:
-                return
-            released = True
-            self._active_leases = max(0, self._active_leases - 1)
-            for part_release in releases:
-                part_release()
+            for each in releases:
+                each()
 
         return release
 
@@ -366,15 +255,15 @@ class SessionRuntime:
             return merged
         if self._in_flight is not None:
             return await self._in_flight.wait()
-        flight: _Flight[Catalog] = _Flight()
+        flight: Flight[Catalog] = Flight()
         self._host.start_soon(self._run_merge, flight)
         self._in_flight = flight
         return await flight.wait()
 
-    async def _run_merge(self, flight: _Flight[Catalog]) -> None:
+    async def _run_merge(self, flight: Flight[Catalog]) -> None:
         try:
             flight.resolve(await self._load_merged())
-        except Exception as exc:
+        except SERVER_FAILURES as exc:
             flight.fail(exc)
         finally:
             if self._in_flight is flight:
@@ -388,7 +277,7 @@ class SessionRuntime:
         limiter = anyio.CapacityLimiter(CATALOG_CONCURRENCY)
         for _attempt in range(2):
             results = list(loaded)
-            errors: list[Exception] = []
+            errors: list[ApplicationError | ValueError] = []
 
             async with anyio.create_task_group() as tg:
                 for index, part in enumerate(parts):
@@ -489,7 +378,7 @@ class SessionRuntime:
             try:
                 await part.dispose()
                 await part.join_cleanup()
-            except Exception as exc:
+            except SERVER_FAILURES as exc:
                 if self._cleanup_failure is None:
                     self._cleanup_failure = exc
 
@@ -504,7 +393,7 @@ class SessionRuntime:
             self._current = False
             retired = list(self._owned.values())
             self._owned.clear()
-            flight: _Flight[None] = _Flight()
+            flight: Flight[None] = Flight()
             self._disposal = flight
             try:
                 await self._dispose_parts(retired)

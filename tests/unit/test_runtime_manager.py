@@ -8,7 +8,7 @@ import pytest
 
 from adapters.collation import UcaCollator
 from application.runtime import LiveRuntimeLimitReached, SessionRuntimeManager, resolve_idle_ttl_ms
-from application.runtime.server_runtime import RuntimeServices
+from application.runtime.services import RuntimeServices
 from tests.unit.test_runtime_fakes import FakeClock, ScriptedConnector, ScriptedServer, fake_services, session, tool
 
 pytestmark = pytest.mark.asyncio
