@@ -4,7 +4,6 @@ runs, ``;base64,`` data, public URLs without credentials)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from domain.redaction._js import ch, lazy_regex
 from domain.redaction._mask import mask_secret_value
@@ -29,25 +28,43 @@ def _is_aws_char(c: str) -> bool:
     return ("A" <= c <= "Z") or ("a" <= c <= "z") or ("0" <= c <= "9") or c in ("/", "+", "=")
 
 
-@dataclass(slots=True)
 class _UrlContext:
-    start: int
-    end: int
-    closing: str | None
-    closing_escape_depth: int
-    authority_end: int = -1
-    port_start: int = -1
-    port_valid: bool = True
-    has_at: bool = False
-    query_or_fragment: bool = False
+    """The URL a scan position is in: where it starts and ends, its authority and port."""
+
+    __slots__ = (
+        "authority_end",
+        "closing",
+        "closing_escape_depth",
+        "end",
+        "has_at",
+        "port_start",
+        "port_valid",
+        "query_or_fragment",
+        "start",
+    )
+
+    def __init__(self, *, start: int, end: int, closing: str | None, closing_escape_depth: int) -> None:
+        self.start = start
+        self.end = end
+        self.closing = closing
+        self.closing_escape_depth = closing_escape_depth
+        self.authority_end = -1
+        self.port_start = -1
+        self.port_valid = True
+        self.has_at = False
+        self.query_or_fragment = False
 
 
-@dataclass(frozen=True, slots=True)
 class _Run:
-    start: int
-    end: int
-    origin: int
-    url: _UrlContext | None
+    """A run of 40 AWS-secret characters (``origin``: where the whole run started) and its URL."""
+
+    __slots__ = ("end", "origin", "start", "url")
+
+    def __init__(self, start: int, end: int, origin: int, url: _UrlContext | None) -> None:
+        self.start = start
+        self.end = end
+        self.origin = origin
+        self.url = url
 
 
 def _aws_matches(text: str) -> Iterator[tuple[int, str]]:

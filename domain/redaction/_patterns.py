@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from domain.redaction._js import from_code_units, js_regex, lazy_js_regex, lazy_regex, to_code_units
 from domain.redaction._mask import MASK, mask_secret_value, mask_token, split_secret_value
@@ -17,24 +16,40 @@ __all__ = ["Pattern", "apply_pattern", "patterns"]
 _FORM_PAIR_BOUNDARY = lazy_regex(r"&[A-Za-z_][A-Za-z0-9_.-]*=")
 
 
-@dataclass(frozen=True, slots=True)
 class _Match:
-    text: str  # the whole match
-    start: int
-    groups: tuple[str, ...]
-    group_starts: tuple[int, ...]
+    """One match: the whole text, where it starts, its groups (``""`` when unmatched) and their starts."""
+
+    __slots__ = ("group_starts", "groups", "start", "text")
+
+    def __init__(self, text: str, start: int, groups: tuple[str, ...], group_starts: tuple[int, ...]) -> None:
+        self.text = text
+        self.start = start
+        self.groups = groups
+        self.group_starts = group_starts
 
 
-@dataclass(frozen=True, slots=True)
 class Pattern:
-    """One compiled pattern of the table and how its matches are masked."""
+    """One compiled pattern of the table and how its matches are masked; ``source`` is the JavaScript
+    source (for tests comparing against the reference)."""
 
-    source: str  # the JavaScript source, for tests comparing against the reference
-    regex: re.Pattern[str]
-    shell: bool = False
-    form_aware: bool = False
-    chunk_unsafe: bool = False
-    base64_guard: bool = False
+    __slots__ = ("base64_guard", "chunk_unsafe", "form_aware", "regex", "shell", "source")
+
+    def __init__(
+        self,
+        *,
+        source: str,
+        regex: re.Pattern[str],
+        shell: bool = False,
+        form_aware: bool = False,
+        chunk_unsafe: bool = False,
+        base64_guard: bool = False,
+    ) -> None:
+        self.source = source
+        self.regex = regex
+        self.shell = shell
+        self.form_aware = form_aware
+        self.chunk_unsafe = chunk_unsafe
+        self.base64_guard = base64_guard
 
     def matches(self, text: str) -> Iterator[_Match]:
         pos = 0
