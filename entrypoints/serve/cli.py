@@ -34,9 +34,10 @@ from application.ports.gateway import Gateway, GatewayConnection, GatewayEvent, 
 from domain.bridge.channel import ClaudeChannelMode, InvalidClaudeChannelMode, parse_claude_channel_mode
 from domain.redaction import redact_text_line
 from entrypoints.containers import Container, create_container
+from entrypoints.serve.dispatcher import McpDispatcher
 from entrypoints.serve.errors import SHUTDOWN_FAILED_MESSAGE, failure_line
 from entrypoints.serve.secrets import resolve_gateway_auth_options
-from entrypoints.serve.server import ByteSink, ByteSource, FdSink, FdSource, McpStdioServer
+from entrypoints.serve.transport import ByteSink, ByteSource, FdSink, FdSource, StdioTransport
 
 __all__ = ["cmd_serve", "main", "run_serve"]
 
@@ -118,7 +119,7 @@ async def _watch_signals(trigger: Callable[[], None]) -> None:
         receiver.__exit__(None, None, None)
 
 
-async def _close(bridge: ChannelBridge, server: McpStdioServer) -> BaseException | None:
+async def _close(bridge: ChannelBridge, server: McpDispatcher) -> BaseException | None:
     """Close the bridge and the MCP server concurrently; one failure is the result, two are aggregated."""
     errors: list[Exception] = []
 
@@ -202,7 +203,7 @@ async def run_serve(
     if stdin is None:
         fd_source = FdSource(0)
         stdin = fd_source
-    server = McpStdioServer(source=stdin, sink=stdout, mode=mode, on_close=shutdown.set)
+    server = McpDispatcher(StdioTransport(stdin, stdout, on_close=shutdown.set), mode=mode)
     bridge = ChannelBridge(
         gateway=_DeferredGateway(container.gateway),
         resolve_settings=resolve_settings,
