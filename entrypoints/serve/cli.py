@@ -20,8 +20,8 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, TextIO
 
 import anyio
@@ -63,20 +63,37 @@ class _Stderr:
         self.raw("\n".join(redact_text_line(line) for line in text.split("\n")))
 
 
-class _DeferredGateway:
-    """Takes the Gateway client (the WebSocket client and its SQLite identity store) from the container on
-    first use, so that nothing of it is imported before ``initialize`` is answered."""
+_FIRST_INPUT_GRACE_S = 0.25
+"""How long the Gateway connection waits for the MCP client's first message (normally ``initialize``)."""
 
-    def __init__(self, provide: Callable[[], Gateway]) -> None:
+
+class _DeferredGateway:
+    """Takes the Gateway client (the WebSocket client and its SQLite identity store) from the container when
+    the bridge connects. With ``first_input`` (the real client, not yet imported), only once the MCP client's
+    first message is answered (at most :data:`_FIRST_INPUT_GRACE_S` later): importing it blocks the event loop
+    for tens of milliseconds, which ``initialize`` need not wait for."""
+
+    def __init__(self, provide: Callable[[], Gateway], first_input: Callable[[], Awaitable[None]] | None) -> None:
         self._provide = provide
+        self._first_input = first_input
         self._gateway: Gateway | None = None
 
     def connect(
         self, settings: GatewaySettings, *, on_event: Callable[[GatewayEvent], None], log: Callable[[str], None]
     ) -> AbstractAsyncContextManager[GatewayConnection]:
+        return self._connect(settings, on_event, log)
+
+    @asynccontextmanager
+    async def _connect(
+        self, settings: GatewaySettings, on_event: Callable[[GatewayEvent], None], log: Callable[[str], None]
+    ) -> AsyncIterator[GatewayConnection]:
         if self._gateway is None:
+            if self._first_input is not None:
+                with anyio.move_on_after(_FIRST_INPUT_GRACE_S):
+                    await self._first_input()
             self._gateway = self._provide()
-        return self._gateway.connect(settings, on_event=on_event, log=log)
+        async with self._gateway.connect(settings, on_event=on_event, log=log) as connection:
+            yield connection
 
 
 async def _load_config(
@@ -205,7 +222,7 @@ async def run_serve(
         stdin = fd_source
     server = McpDispatcher(StdioTransport(stdin, stdout, on_close=shutdown.set), mode=mode)
     bridge = ChannelBridge(
-        gateway=_DeferredGateway(container.gateway),
+        gateway=_DeferredGateway(container.gateway, None if container.gateway.overridden else server.wait_first_input),
         resolve_settings=resolve_settings,
         notifier=server,
         clock=container.clock(),

@@ -122,6 +122,12 @@ class McpDispatcher:
         self._reader_scope = anyio.CancelScope()
         self._stopped = anyio.Event()
         self._closing = False
+        self._first_input = anyio.Event()
+
+    async def wait_first_input(self) -> None:
+        """Return once the first input line has been handled (a request answered without waiting is
+        written by then) or the input has ended."""
+        await self._first_input.wait()
 
     def bind(self, bridge: ChannelBridge) -> None:
         self._bridge = bridge
@@ -154,8 +160,11 @@ class McpDispatcher:
     # --- input -------------------------------------------------------------------------------------
 
     async def _read_loop(self) -> None:
-        with self._reader_scope:
-            await self._transport.read_lines(self._handle_line, lambda: self._closing)
+        try:
+            with self._reader_scope:
+                await self._transport.read_lines(self._handle_line, lambda: self._closing)
+        finally:
+            self._first_input.set()
 
     async def _handle_line(self, raw: bytes) -> None:
         message = parse_message(raw.decode("utf-8", errors="replace"))
@@ -170,6 +179,8 @@ class McpDispatcher:
             # line is read once this answer is out, as Node's synchronous handlers do).
             with contextlib.suppress(TransportClosed):
                 await self._send(response)
+        if not self._first_input.is_set():
+            self._first_input.set()
 
     def _handle_notification(self, message: Notification) -> None:
         params = message.params
