@@ -20,19 +20,17 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from typing import Any, TextIO
 
 import anyio
 
 from application.bridge.service import ChannelBridge
-from application.bridge.target import resolve_gateway_target
 from application.errors import ApplicationError, InvalidConfigError
 from application.ports.bridge import LineWriter
 from application.ports.gateway import Gateway, GatewayConnection, GatewayEvent, GatewaySettings
 from domain.bridge.channel import ClaudeChannelMode, InvalidClaudeChannelMode, parse_claude_channel_mode
-from domain.redaction import redact_text_line
 from entrypoints.containers import Container, create_container
 from entrypoints.serve.dispatcher import McpDispatcher
 from entrypoints.serve.errors import SHUTDOWN_FAILED_MESSAGE, failure_line
@@ -60,40 +58,44 @@ class _Stderr:
 
     def redacted(self, text: str) -> None:
         """Through the secret redactor, line by line (the reference's runtime logger)."""
+        from domain.redaction import redact_text_line  # deferred: compiling its patterns is not free
+
         self.raw("\n".join(redact_text_line(line) for line in text.split("\n")))
 
 
 _FIRST_INPUT_GRACE_S = 0.25
-"""How long the Gateway connection waits for the MCP client's first message (normally ``initialize``)."""
+"""How long the bridge's start waits for the MCP client's first message (normally ``initialize``)."""
+
+
+def _after_first_input(
+    resolve: Callable[[], Awaitable[GatewaySettings]], first_input: Callable[[], Awaitable[None]]
+) -> Callable[[], Awaitable[GatewaySettings]]:
+    """The bridge's settings resolver, started once the MCP client's first message is answered (at most
+    :data:`_FIRST_INPUT_GRACE_S` later): resolving the target and importing the Gateway client block the event
+    loop for tens of milliseconds, which ``initialize`` need not wait for."""
+
+    async def resolve_settings() -> GatewaySettings:
+        with anyio.move_on_after(_FIRST_INPUT_GRACE_S):
+            await first_input()
+        return await resolve()
+
+    return resolve_settings
 
 
 class _DeferredGateway:
-    """Takes the Gateway client (the WebSocket client and its SQLite identity store) from the container when
-    the bridge connects. With ``first_input`` (the real client, not yet imported), only once the MCP client's
-    first message is answered (at most :data:`_FIRST_INPUT_GRACE_S` later): importing it blocks the event loop
-    for tens of milliseconds, which ``initialize`` need not wait for."""
+    """Takes the Gateway client (the WebSocket client and its SQLite identity store) from the container on
+    first use, so that nothing of it is imported before the bridge connects."""
 
-    def __init__(self, provide: Callable[[], Gateway], first_input: Callable[[], Awaitable[None]] | None) -> None:
+    def __init__(self, provide: Callable[[], Gateway]) -> None:
         self._provide = provide
-        self._first_input = first_input
         self._gateway: Gateway | None = None
 
     def connect(
         self, settings: GatewaySettings, *, on_event: Callable[[GatewayEvent], None], log: Callable[[str], None]
     ) -> AbstractAsyncContextManager[GatewayConnection]:
-        return self._connect(settings, on_event, log)
-
-    @asynccontextmanager
-    async def _connect(
-        self, settings: GatewaySettings, on_event: Callable[[GatewayEvent], None], log: Callable[[str], None]
-    ) -> AsyncIterator[GatewayConnection]:
         if self._gateway is None:
-            if self._first_input is not None:
-                with anyio.move_on_after(_FIRST_INPUT_GRACE_S):
-                    await self._first_input()
             self._gateway = self._provide()
-        async with self._gateway.connect(settings, on_event=on_event, log=log) as connection:
-            yield connection
+        return self._gateway.connect(settings, on_event=on_event, log=log)
 
 
 async def _load_config(
@@ -195,6 +197,8 @@ async def run_serve(
     verbose = bool(options.get("verbose"))
 
     async def resolve_settings() -> GatewaySettings:
+        from application.bridge.target import resolve_gateway_target  # deferred: see _after_first_input
+
         target = resolve_gateway_target(
             config=document,
             env=env,
@@ -222,8 +226,11 @@ async def run_serve(
         stdin = fd_source
     server = McpDispatcher(StdioTransport(stdin, stdout, on_close=shutdown.set), mode=mode)
     bridge = ChannelBridge(
-        gateway=_DeferredGateway(container.gateway, None if container.gateway.overridden else server.wait_first_input),
-        resolve_settings=resolve_settings,
+        gateway=_DeferredGateway(container.gateway),
+        # An overridden Gateway client (in-memory) imports nothing: the bridge then starts at once.
+        resolve_settings=resolve_settings
+        if container.gateway.overridden
+        else _after_first_input(resolve_settings, server.wait_first_input),
         notifier=server,
         clock=container.clock(),
         write_line=err.raw,
