@@ -273,7 +273,7 @@ class Container(containers.DeclarativeContainer):
     # the Gateway client (serve)
     gateway = providers.Singleton(_gateway, identity_store=device_identity_store, env=env)
 
-    # config service and registry
+    # config service (config_loader: read-only use, e.g. serve's config guard, without server refs) and registry
     config_loader = providers.Factory(ConfigService, store=config_store, env=env, clock=clock, warn=warn)
     config_service = providers.Factory(
         ConfigService, store=config_store, env=env, clock=clock, warn=warn, refs=server_refs
