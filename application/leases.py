@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -30,7 +29,7 @@ from application.ports.leases import (
     UnavailableReason,
 )
 
-__all__ = ["SystemClock", "TableLeaseStore", "heartbeat_interval_ms", "retry_backoff_ms"]
+__all__ = ["TableLeaseStore", "heartbeat_interval_ms", "retry_backoff_ms"]
 
 
 def heartbeat_interval_ms(duration_ms: int) -> int:
@@ -43,13 +42,6 @@ def retry_backoff_ms(attempt: int, random_fraction: float) -> int:
     25·1.5^(attempt-1))``, ``r`` in ``[0, 1)``. Rounds halves up, like JavaScript's ``Math.round``."""
     base = min(250.0, 25.0 * 1.5 ** max(attempt - 1, 0))
     return min(250, math.floor(base + base * 0.25 * random_fraction + 0.5))
-
-
-class SystemClock:
-    """The wall clock: integer epoch milliseconds."""
-
-    def now_ms(self) -> int:
-        return time.time_ns() // 1_000_000
 
 
 # --- The algorithm -------------------------------------------------------------------------------------
@@ -120,11 +112,11 @@ class TableLeaseStore:
         self,
         table: LeaseTable,
         *,
-        clock: Clock | None = None,
+        clock: Clock,
         rng: Callable[[], float] | None = None,
     ) -> None:
         self._table = table
-        self._clock: Clock = clock if clock is not None else SystemClock()
+        self._clock = clock
         self._rng: Callable[[], float] = rng if rng is not None else random.random
 
     def hold(

@@ -14,6 +14,7 @@ refresh grant or a new PKCE authorization. The wire steps themselves are the
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +40,8 @@ from application.ports.oauth import (
     OAuthServer,
 )
 from domain import oauth_store as mutations
+from domain.names import operator_store_key
+from domain.transport import HttpConfig
 
 __all__ = [
     "TOKEN_EXPIRY_SKEW_MS",
@@ -46,6 +49,8 @@ __all__ = [
     "LoginRedirect",
     "McpOAuth",
     "OAuthAuthorizationRequired",
+    "oauth_server",
+    "server_of",
 ]
 
 TOKEN_EXPIRY_SKEW_MS = 30_000
@@ -282,3 +287,39 @@ class McpOAuth:
                 raise OAuthFlowError("MCP OAuth authorization did not complete. Run the login flow again.")
             await self.store.update(lease, key, mutations.complete_authorization)
             await self.store.delete_pending(lease, key)
+
+
+def _text(value: object) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def oauth_server(
+    name: str,
+    url: str,
+    *,
+    scope: str | None = None,
+    redirect_url: str | None = None,
+    client_metadata_url: str | None = None,
+    store_key: str | None = None,
+) -> OAuthServer:
+    """The operator OAuth identity of server ``name`` at ``url`` (store key §7.3 unless given)."""
+    return OAuthServer(
+        name=name,
+        url=url,
+        store_key=store_key if store_key is not None else operator_store_key(name, url),
+        scope=_text(scope),
+        redirect_url=_text(redirect_url),
+        client_metadata_url=_text(client_metadata_url),
+    )
+
+
+def server_of(name: str, config: HttpConfig) -> OAuthServer:
+    """The operator OAuth identity and settings of a resolved HTTP server config."""
+    oauth: Mapping[str, Any] = config.oauth or {}
+    return oauth_server(
+        name,
+        config.url,
+        scope=oauth.get("scope"),
+        redirect_url=oauth.get("redirectUrl"),
+        client_metadata_url=oauth.get("clientMetadataUrl"),
+    )

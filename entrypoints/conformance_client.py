@@ -10,9 +10,9 @@ client by what its test server saw; this program only has to behave and exit (0 
 line on stderr otherwise).
 
 Everything goes through the project's real client path: a one-server ``SessionRuntime``
-(``application.runtime``) over the library API's connector (``entrypoints.runtime_api.TransportConnector``,
-so ``adapters.http.HttpMcpConnector``) lists the tools (the catalog) and calls them as the model-facing
-tools of ``entrypoints.runtime_api`` do. The config is the one a user would write:
+(``application.runtime``) over the library API's connector (``entrypoints.runtime_api.TransportConnector``
+over the container's ``adapters.http.HttpMcpConnector``) lists the tools (the catalog) and calls them as the
+model-facing tools of ``entrypoints.runtime_api`` do. The config is the one a user would write:
 ``{"url": <server-url>, "transport": "streamable-http"}``, plus ``"auth": "oauth"`` and
 ``"oauth": {"clientMetadataUrl": ...}`` for ``auth/*`` scenarios.
 
@@ -41,12 +41,12 @@ from urllib.parse import parse_qs, urlsplit
 import anyio
 import httpx2
 
-from adapters.collation import UcaCollator
 from application.ports.mcp import McpError
 from application.runtime import McpRuntimeError, RuntimeServices, SessionConfig, SessionRuntime
 from domain.toolnames import build_tools_from_catalog
 from domain.transport import HttpConfig
-from entrypoints.runtime_api import McpTool, TransportConnector, WallClock
+from entrypoints.containers import create_container
+from entrypoints.runtime_api import McpTool, TransportConnector, runtime_container
 
 __all__ = [
     "CLIENT_METADATA_URL",
@@ -177,11 +177,11 @@ class ConformanceOAuth:
     """
 
     def __init__(self, server_url: str, context: Mapping[str, Any], state_dir: str) -> None:
-        from entrypoints.oauth import http_oauth_protocol, oauth_server, sqlite_mcp_oauth
+        from entrypoints.oauth import oauth_server
 
-        self._db_path = os.path.join(state_dir, "state.sqlite")
-        self._oauth = sqlite_mcp_oauth(self._db_path)
-        self._protocol = http_oauth_protocol(url=server_url)
+        self._container = create_container(state_db_path=os.path.join(state_dir, "state.sqlite"))
+        self._oauth = self._container.mcp_oauth()
+        self._protocol = self._container.oauth_protocol(url=server_url)
         self.server = oauth_server(SERVER_NAME, server_url, client_metadata_url=CLIENT_METADATA_URL)
         self._context = dict(context)
         self._http = httpx2.AsyncClient(timeout=httpx2.Timeout(10.0), follow_redirects=False, trust_env=False)
@@ -198,16 +198,14 @@ class ConformanceOAuth:
 
     def connector_hook(self, name: str, config: HttpConfig) -> Any:
         """``HttpMcpConnector(oauth=…)``: the request authenticator of one connection."""
-        from entrypoints.oauth import request_auth, server_of
+        from entrypoints.oauth import server_of
 
-        return request_auth(self._oauth, server_of(name, config), config)
+        return self._container.request_auth(server=server_of(name, config), config=config)
 
     async def _seed_preregistered_client(self) -> None:
         client_id = self._context.get("client_id")
         if not isinstance(client_id, str) or not client_id:
             return
-        from adapters.sqlite.leases import SqliteLeaseStore
-        from adapters.sqlite.oauth_store import SqliteOAuthCredentialStore
         from application.ports.leases import MCP_OAUTH_LEASE
         from application.ports.oauth import DEFAULT_REDIRECT_URL
         from domain import oauth_store as mutations
@@ -220,8 +218,8 @@ class ConformanceOAuth:
         }
         if isinstance(secret, str) and secret:
             information["client_secret"] = secret
-        leases = SqliteLeaseStore(self._db_path)
-        store = SqliteOAuthCredentialStore(self._db_path, leases)
+        leases = self._container.lease_store()
+        store = self._container.oauth_credentials()
         policy, key = MCP_OAUTH_LEASE, self.server.store_key
         async with leases.hold(
             policy.scope, key, duration_ms=policy.duration_ms, wait_ms=policy.wait_ms, label=policy.label
@@ -285,10 +283,11 @@ async def _run_plan(
     log: Callable[[str], None],
 ) -> None:
     """One session: connect through the runtime, list the tools (the catalog), make the plan's calls."""
-    collator = UcaCollator()
+    container = runtime_container(oauth=oauth, elicitation=answer_elicitation)
+    collator = container.collator()
     services = RuntimeServices(
-        connector=TransportConnector(oauth=oauth, elicitation=answer_elicitation),
-        clock=WallClock(),
+        connector=TransportConnector(container.stdio_connector, container.http_connector),
+        clock=container.clock(),
         warn=lambda text: log(f"[bundle-mcp] {text}"),
         debug=log,
     )

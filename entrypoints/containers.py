@@ -1,47 +1,303 @@
-"""The dependency-injector container: the composition root of the long-running side (``serve`` and the
-embedded client runtime).
+"""The dependency-injector container: the one composition root of the long-running side (``serve``, the
+embedded client runtime, the OAuth login flow, the conformance client).
+
+Every adapter those entrypoints use is built here and nowhere else. Each provider calls a small factory
+function of this module that imports its adapter on first use, so importing the container costs only
+dependency-injector itself (see :func:`_import_dependency_injector`) and ``serve`` answers ``initialize``
+before the Gateway client, the MCP SDK or pyuca are imported.
+
+Entrypoints make one container in their start-up function with :func:`create_container` (configured from
+the environment) and take their adapters from it; tests override a provider with an in-memory adapter
+(``container.gateway.override(providers.Object(InMemoryGateway()))``).
 
 The short-lived registry CLI composes the same adapters with plain constructor calls
-(``entrypoints.cli.commands.build_registry``) because importing dependency-injector costs ~70 ms of
-start-up (it pulls in pydantic), which the ≥ 10× start-up target of the registry commands cannot afford.
+(``entrypoints.cli.commands.build_registry``): importing dependency-injector costs more than the CLI's
+start-up budget. The registry providers below build the same graph for the long-running side.
 """
 
 from __future__ import annotations
 
-import time
+import importlib
+import os
+import sys
+from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-from dependency_injector import containers, providers
-
-from adapters.collation import UcaCollator
-from adapters.filesystem.config_store import FileConfigStore
-from adapters.sqlite import SqliteOAuthStatusReader
-from adapters.sqlite.server_refs import SqliteServerRefs
+from adapters.clock import SystemClock
 from application.config_service import ConfigService
-from application.registry import Registry, TransportWarnings
+from application.ports.leases import MCP_OAUTH_LEASE, LeasePolicy
 
-__all__ = ["Container", "WallClock"]
+if TYPE_CHECKING:
+    from adapters.collation import UcaCollator
+    from adapters.filesystem.config_store import FileConfigStore
+    from adapters.http import HttpMcpConnector
+    from adapters.http._client import RequestAuth
+    from adapters.http.oauth import HttpOAuthProtocol
+    from adapters.http.oauth_callback import OAuthCallbackListener
+    from adapters.sqlite import SqliteOAuthStatusReader
+    from adapters.sqlite.device_identity import SqliteDeviceIdentityStore
+    from adapters.sqlite.leases import SqliteLeaseStore
+    from adapters.sqlite.oauth_store import SqliteOAuthCredentialStore
+    from adapters.sqlite.server_refs import SqliteServerRefs
+    from adapters.stdio import StdioMcpConnector
+    from adapters.ws.gateway import WebsocketsGateway
+    from application.oauth import McpOAuth
+    from application.ports.clock import Clock
+    from application.ports.gateway import DeviceIdentityStore
+    from application.ports.leases import LeaseStore
+    from application.ports.mcp import ElicitationHandler
+    from application.ports.oauth import OAuthCredentialStore, OAuthServer
+    from application.registry import Registry, TransportWarnings
+    from domain.transport import HttpConfig
+
+__all__ = ["Container", "create_container"]
+
+_OPTIONAL_DI_IMPORTS = frozenset(
+    {"yaml", "pydantic", "pydantic_settings", "fastapi", "fast_depends", "starlette", "werkzeug", "flask"}
+)
+"""Packages dependency-injector imports only to support them (``Configuration.from_yaml`` /
+``from_pydantic``, wiring into web frameworks); none of them is used here."""
 
 
-class WallClock:
-    def now_ms(self) -> int:
-        return time.time_ns() // 1_000_000
+class _SkipOptionalImports:
+    """A meta-path finder that makes the optional packages look absent (``ModuleNotFoundError``)."""
+
+    @staticmethod
+    def find_spec(name: str, path: object = None, target: ModuleType | None = None) -> ModuleSpec | None:
+        if name.partition(".")[0] in _OPTIONAL_DI_IMPORTS:
+            raise ModuleNotFoundError(f"No module named {name!r} (not needed by the container)", name=name)
+        return None
+
+
+def _import_dependency_injector() -> None:
+    """Import dependency-injector without its optional integrations.
+
+    Its ``providers`` module tries ``pydantic_settings``/``pydantic`` and ``yaml``, its ``wiring`` module
+    ``fastapi``, ``fast_depends``, ``starlette`` and ``werkzeug``, all inside ``try``/``except ImportError``.
+    Those imports cost ~0.1 CPU-s and ~8 MiB, more than ``serve`` spends before answering ``initialize``.
+    They are hidden only while dependency-injector is first imported (a package already imported is not
+    affected), so the rest of the process imports them normally.
+    """
+    if "dependency_injector.providers" not in sys.modules:
+        sys.meta_path.insert(0, _SkipOptionalImports)
+        try:
+            importlib.import_module("dependency_injector.containers")
+        finally:
+            sys.meta_path.remove(_SkipOptionalImports)
+
+
+_import_dependency_injector()
+
+from dependency_injector import containers, providers  # noqa: E402 - imported by the function above
+
+# --- adapter factories (each imports its adapter on first use) -----------------------------------------
+
+
+def _collator() -> UcaCollator:
+    from adapters.collation import UcaCollator
+
+    return UcaCollator()
+
+
+def _file_config_store(path: str, include_roots: list[str] | tuple[str, ...]) -> FileConfigStore:
+    from adapters.filesystem.config_store import FileConfigStore
+
+    return FileConfigStore(path, include_roots=include_roots)
+
+
+def _oauth_status(db_path: str) -> SqliteOAuthStatusReader:
+    from adapters.sqlite import SqliteOAuthStatusReader
+
+    return SqliteOAuthStatusReader(db_path)
+
+
+def _server_refs(db_path: str) -> SqliteServerRefs:
+    from adapters.sqlite.server_refs import SqliteServerRefs
+
+    return SqliteServerRefs(db_path)
+
+
+def _lease_store(db_path: str, clock: Clock) -> SqliteLeaseStore:
+    from adapters.sqlite.leases import SqliteLeaseStore
+
+    return SqliteLeaseStore(db_path, clock=clock)
+
+
+def _oauth_credentials(db_path: str, leases: LeaseStore, clock: Clock) -> SqliteOAuthCredentialStore:
+    from adapters.sqlite.oauth_store import SqliteOAuthCredentialStore
+
+    return SqliteOAuthCredentialStore(db_path, leases, clock=clock)
+
+
+def _mcp_oauth(
+    store: OAuthCredentialStore, leases: LeaseStore, clock: Clock, policy: LeasePolicy = MCP_OAUTH_LEASE
+) -> McpOAuth:
+    from application.oauth import McpOAuth
+
+    return McpOAuth(store, leases, clock, policy=policy)
+
+
+def _oauth_protocol(config: HttpConfig | None = None, *, url: str | None = None) -> HttpOAuthProtocol:
+    """The OAuth wire protocol with the server's TLS settings, headers (no ``Authorization``) and request
+    timeout; or, with only ``url``, plain defaults. Raises ``OSError``/``ssl.SSLError`` for unusable
+    certificate files."""
+    from adapters.http._client import build_ssl_context
+    from adapters.http.oauth import HttpOAuthProtocol
+
+    if config is None:
+        if url is None:
+            raise ValueError("the OAuth protocol needs a config or a url")
+        return HttpOAuthProtocol(url)
+    return HttpOAuthProtocol(
+        config.url,
+        headers=config.headers or {},
+        ssl_context=build_ssl_context(config.ssl_verify, config.client_cert, config.client_key),
+        timeout_s=config.request_timeout_ms / 1000,
+    )
+
+
+def _request_auth(
+    oauth: McpOAuth,
+    server: OAuthServer,
+    config: HttpConfig | None = None,
+    *,
+    protocol: Callable[..., HttpOAuthProtocol],
+) -> RequestAuth:
+    from adapters.http.oauth_auth import OAuthRequestAuth
+
+    return OAuthRequestAuth(oauth, server, protocol(config, url=server.url))
+
+
+def _operator_oauth_hook(request_auth: Callable[..., RequestAuth]) -> Callable[[str, HttpConfig], RequestAuth]:
+    """The ``HttpMcpConnector(oauth=…)`` hook for ``auth: "oauth"`` servers: operator identities over the
+    state database (spec cli-registry §7.9); the use cases are built on the first OAuth connection."""
+
+    def hook(name: str, config: HttpConfig) -> RequestAuth:
+        if (config.oauth or {}).get("identity") == "per-requester":
+            # Requester-scoped connections are made by the Gateway's connect flow, never with operator tokens.
+            from application.ports.mcp import McpError
+
+            raise McpError(f'MCP server "{name}" uses per-requester OAuth and has no requester scope here.')
+        from application.oauth import server_of
+
+        return request_auth(server=server_of(name, config), config=config)
+
+    return hook
+
+
+def _oauth_callback(redirect_url: str, expected_state: str) -> AbstractAsyncContextManager[OAuthCallbackListener]:
+    from adapters.http.oauth_callback import oauth_callback_listener
+
+    return oauth_callback_listener(redirect_url, expected_state)
+
+
+def _stdio_connector(environ: Mapping[str, str], elicitation: ElicitationHandler | None) -> StdioMcpConnector:
+    from adapters.stdio import StdioMcpConnector
+
+    return StdioMcpConnector(environ=environ, elicitation=elicitation)
+
+
+def _http_connector(
+    oauth: Callable[[str, HttpConfig], RequestAuth] | None, elicitation: ElicitationHandler | None
+) -> HttpMcpConnector:
+    from adapters.http import HttpMcpConnector
+
+    return HttpMcpConnector(oauth=oauth, elicitation=elicitation)
+
+
+def _device_identity_store(db_path: str, clock: Clock) -> SqliteDeviceIdentityStore:
+    from adapters.sqlite.device_identity import SqliteDeviceIdentityStore
+
+    return SqliteDeviceIdentityStore(db_path, clock=clock)
+
+
+def _gateway(identity_store: DeviceIdentityStore, env: Mapping[str, str]) -> WebsocketsGateway:
+    from adapters.ws.gateway import WebsocketsGateway
+
+    return WebsocketsGateway(identity_store, env=env)
+
+
+def _transport_warnings(warn: Callable[[str], None]) -> TransportWarnings:
+    from application.registry import TransportWarnings
+
+    return TransportWarnings(warn)
+
+
+def _registry(**kwargs: Any) -> Registry:
+    from application.registry import Registry
+
+    return Registry(**kwargs)
+
+
+# --- the container -----------------------------------------------------------------------------------------
 
 
 class Container(containers.DeclarativeContainer):
-    """Fill ``config`` with ``config_path``, ``state_db_path``, ``include_roots`` and ``env`` (a mapping), and override
-    ``warn`` with the sink for warning lines."""
+    """Give ``env`` (default: the process environment, read when an adapter uses it), fill
+    ``config`` with ``config_path``, ``state_db_path`` and ``include_roots`` (:func:`create_container`
+    derives them from the environment), and override ``warn`` with the sink for warning lines.
+
+    Call-time arguments: ``oauth_protocol(config)`` or ``oauth_protocol(url=…)``,
+    ``request_auth(server=…, config=…)`` (``oauth=`` for other use cases), ``oauth_callback(redirect_url,
+    state)``, ``mcp_oauth(policy=…)``, ``config_loader(warn=…)``."""
 
     config = providers.Configuration()
+    env: providers.Provider[Mapping[str, str]] = providers.Object(os.environ)
     warn = providers.Object(print)
-    clock = providers.Singleton(WallClock)
-    collator = providers.Singleton(UcaCollator)
-    config_store = providers.Singleton(FileConfigStore, config.config_path, include_roots=config.include_roots)
-    oauth_status = providers.Singleton(SqliteOAuthStatusReader, config.state_db_path)
-    server_refs = providers.Singleton(SqliteServerRefs, config.state_db_path)
+    clock = providers.Singleton(SystemClock)
+
+    # the OpenClaw config file and the state database
+    config_store = providers.Singleton(_file_config_store, config.config_path, include_roots=config.include_roots)
+    oauth_status = providers.Singleton(_oauth_status, config.state_db_path)
+    server_refs = providers.Singleton(_server_refs, config.state_db_path)
+    lease_store = providers.Singleton(_lease_store, config.state_db_path, clock=clock)
+    oauth_credentials = providers.Singleton(_oauth_credentials, config.state_db_path, leases=lease_store, clock=clock)
+    device_identity_store = providers.Singleton(_device_identity_store, config.state_db_path, clock=clock)
+
+    # MCP OAuth (spec cli-registry §7.8, §7.9)
+    mcp_oauth = providers.Singleton(_mcp_oauth, store=oauth_credentials, leases=lease_store, clock=clock)
+    oauth_protocol = providers.Factory(_oauth_protocol)
+    request_auth = providers.Factory(_request_auth, oauth=mcp_oauth, protocol=oauth_protocol.provider)
+    oauth_hook = providers.Singleton(_operator_oauth_hook, request_auth=request_auth.provider)
+    oauth_callback = providers.Factory(_oauth_callback)
+
+    # MCP connectors (client runtime)
+    elicitation: providers.Provider[ElicitationHandler | None] = providers.Object(None)
+    stdio_connector = providers.Singleton(_stdio_connector, environ=env, elicitation=elicitation)
+    http_connector = providers.Singleton(_http_connector, oauth=oauth_hook, elicitation=elicitation)
+    collator = providers.Singleton(_collator)
+
+    # the Gateway client (serve)
+    gateway = providers.Singleton(_gateway, identity_store=device_identity_store, env=env)
+
+    # config service (config_loader: read-only use, e.g. serve's config guard, without server refs) and registry
+    config_loader = providers.Factory(ConfigService, store=config_store, env=env, clock=clock, warn=warn)
     config_service = providers.Factory(
-        ConfigService, store=config_store, env=config.env, clock=clock, warn=warn, refs=server_refs
+        ConfigService, store=config_store, env=env, clock=clock, warn=warn, refs=server_refs
     )
-    transport_warnings = providers.Singleton(TransportWarnings, warn)
+    transport_warnings = providers.Singleton(_transport_warnings, warn)
     registry = providers.Factory(
-        Registry, config=config_service, oauth=oauth_status, collator=collator, warnings=transport_warnings
+        _registry, config=config_service, oauth=oauth_status, collator=collator, warnings=transport_warnings
     )
+
+
+def create_container(env: Mapping[str, str] | None = None, *, state_db_path: str | None = None) -> Container:
+    """A container configured from ``env`` (``None``: the process environment, read when an adapter is
+    built): the OpenClaw config path, its ``$include`` roots and the state database path
+    (``state_db_path`` when given)."""
+    from adapters.filesystem.includes import include_roots
+    from adapters.filesystem.paths import resolve_config_path, resolve_state_db_path
+
+    environ = os.environ if env is None else env
+    container = Container(env=providers.Object(environ))
+    container.config.from_dict(
+        {
+            "config_path": resolve_config_path(environ),
+            "include_roots": list(include_roots(environ)),
+            "state_db_path": state_db_path if state_db_path is not None else resolve_state_db_path(environ),
+        }
+    )
+    return container

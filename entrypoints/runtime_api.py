@@ -7,57 +7,56 @@
 
 ``servers`` is an ``mcp.servers`` map (name → definition, as in ``openclaw.json``); disabled entries are
 skipped. ``SessionMcpRuntime.from_openclaw_config()`` reads it from the OpenClaw config file instead.
-This module is the composition root of the runtime: it picks the connectors (stdio, HTTP) and the clock.
+The runtime's adapters (the stdio and HTTP connectors, the OAuth hook, the clock, the collator) come from a
+container (``entrypoints.containers``) made for each runtime.
 """
 
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-from adapters.collation import UcaCollator
-from application.ports.mcp import ElicitationHandler, McpConnection, McpEvent
+from application.ports.mcp import McpConnection, McpConnector, McpEvent
 from application.runtime import RuntimeServices, SessionConfig, SessionRuntime
 from domain.bundle_mcp import BundleMcpResult, kept_data_dirs, merge_with_config
 from domain.content import AgentToolResult, project_call_result
 from domain.toolnames import AgentToolSpec, build_tools_from_catalog
 from domain.transport import HttpConfig, StdioConfig
 from domain.utility_tools import json_tool_result, parse_prompts_get_args, parse_resources_read_args, prompt_tool_result
+from entrypoints.containers import Container, create_container
 
-__all__ = ["McpTool", "SessionMcpRuntime", "TransportConnector", "WallClock", "enabled_servers"]
+__all__ = ["McpTool", "SessionMcpRuntime", "TransportConnector", "enabled_servers", "runtime_container"]
 
 
-class WallClock:
-    def now_ms(self) -> int:
-        return time.time_ns() // 1_000_000
+def runtime_container(
+    environ: Mapping[str, str] | None = None, *, oauth: Any = None, elicitation: Any = None
+) -> Container:
+    """The container of a client runtime configured from ``environ`` (default: the process environment).
+
+    ``oauth``: the ``HttpMcpConnector(oauth=…)`` hook for ``auth: "oauth"`` servers, instead of the MCP OAuth
+    store of the state database. ``elicitation``: the host's answer to servers' ``elicitation/create``
+    requests (default: refused)."""
+    container = create_container(environ)
+    if oauth is not None:
+        container.oauth_hook.override(oauth)  # a plain value overrides as providers.Object
+    if elicitation is not None:
+        container.elicitation.override(elicitation)
+    return container
 
 
 class TransportConnector:
-    """Routes each resolved config to the stdio or HTTP connector (the HTTP stack is imported lazily).
+    """Routes each resolved config to the stdio or HTTP connector, each taken from its provider on first use
+    (the HTTP stack is imported only for the first HTTP server)."""
 
-    ``oauth``: the ``HttpMcpConnector(oauth=…)`` hook for ``auth: "oauth"`` servers; by default the MCP OAuth
-    store of the state database of ``environ`` (``entrypoints.oauth.sqlite_oauth_connector_hook``).
-    ``elicitation``: the host's answer to servers' ``elicitation/create`` requests (default: refused)."""
-
-    def __init__(
-        self,
-        environ: Mapping[str, str] | None = None,
-        *,
-        oauth: Any = None,
-        elicitation: ElicitationHandler | None = None,
-    ) -> None:
-        from adapters.stdio import StdioMcpConnector
-
-        self._stdio = StdioMcpConnector(environ=environ, elicitation=elicitation)
-        self._http: Any = None
-        self._environ = environ
-        self._oauth = oauth
-        self._elicitation = elicitation
+    def __init__(self, stdio: Callable[[], McpConnector], http: Callable[[], McpConnector]) -> None:
+        self._stdio_provider = stdio
+        self._http_provider = http
+        self._stdio: McpConnector | None = None
+        self._http: McpConnector | None = None
 
     def connect(
         self,
@@ -68,23 +67,12 @@ class TransportConnector:
         log: Callable[[str], None],
     ) -> AbstractAsyncContextManager[McpConnection]:
         if isinstance(config, StdioConfig):
+            if self._stdio is None:
+                self._stdio = self._stdio_provider()
             return self._stdio.connect(server_name, config, on_event=on_event, log=log)
         if self._http is None:
-            from adapters.http import HttpMcpConnector
-
-            oauth = self._oauth
-            if oauth is None:
-                # ``auth: "oauth"`` servers take their tokens from the state database (spec cli-registry §7.9).
-                from adapters.filesystem.paths import resolve_state_db_path
-                from entrypoints.oauth import sqlite_oauth_connector_hook
-
-                environ = os.environ if self._environ is None else self._environ
-                oauth = sqlite_oauth_connector_hook(resolve_state_db_path(environ))
-            self._http = HttpMcpConnector(oauth=oauth, elicitation=self._elicitation)
-        connection: AbstractAsyncContextManager[McpConnection] = self._http.connect(
-            server_name, config, on_event=on_event, log=log
-        )
-        return connection
+            self._http = self._http_provider()
+        return self._http.connect(server_name, config, on_event=on_event, log=log)
 
 
 def enabled_servers(servers: Mapping[str, Any]) -> dict[str, Any]:
@@ -160,16 +148,20 @@ class SessionMcpRuntime:
         oauth: Any = None,
         bundle: BundleMcpResult | None = None,
         tool_overrides: Mapping[str, Any] | None = None,
+        container: Container | None = None,
     ) -> None:
         """``bundle``: the plugin-bundle servers as ``adapters.filesystem.bundle_mcp.load_bundle_mcp`` read
         them (each diagnostic is warned once, ``<plugin id>: <message>``); ``tool_overrides``: the session's
         ``toolOverrides.mcpServers`` (name → ``True``/``False``). Either one merges per spec client-runtime
         §10.8 (without both, ``servers`` is used as before); the ``PLUGIN_DATA`` directory of a bundle server
-        still in the merged map is created right before that server is spawned."""
-        self._collator = UcaCollator()
+        still in the merged map is created right before that server is spawned. ``container``: the adapters
+        (default: :func:`runtime_container` of ``environ`` and ``oauth``)."""
+        if container is None:
+            container = runtime_container(environ, oauth=oauth)
+        self._collator = container.collator()
         services = RuntimeServices(
-            connector=TransportConnector(environ, oauth=oauth),
-            clock=WallClock(),
+            connector=TransportConnector(container.stdio_connector, container.http_connector),
+            clock=container.clock(),
             warn=warn or (lambda _text: None),
             debug=debug or (lambda _text: None),
         )

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 import anyio
 import anyio.lowlevel
 
-from application.leases import SystemClock, TableLeaseStore
+from adapters.clock import SystemClock
+from application.leases import TableLeaseStore
 from application.ports.clock import Clock
 from application.ports.leases import LeaseGranted, LeaseHolder, LeaseIdentity
 
@@ -102,6 +103,7 @@ class InMemoryLeaseStore(TableLeaseStore):
         rng: Callable[[], float] | None = None,
     ) -> None:
         self.rows = rows if rows is not None else InMemoryLeaseRows()
+        clock = clock if clock is not None else SystemClock()
         super().__init__(InMemoryLeaseTable(self.rows, clock=clock), clock=clock, rng=rng)
 
 

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 import anyio.lowlevel
 
+from adapters.clock import SystemClock
 from adapters.memory.leases import InMemoryLeaseStore
 from application.errors import OAuthStoreError
-from application.leases import SystemClock
 from application.ports.clock import Clock
 from application.ports.leases import MCP_OAUTH_LEASE, Lease, LeaseLost
 from domain.oauth_store import (

@@ -22,9 +22,9 @@ import anyio
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from adapters.clock import SystemClock
 from adapters.device_keys import generate_device_identity
 from adapters.sqlite._db import BUSY_TIMEOUT_MS, ensure_state_db
-from application.leases import SystemClock
 from application.ports.clock import Clock
 from application.ports.gateway import DeviceIdentity, GatewayError
 from jscompat.text import utf16_key

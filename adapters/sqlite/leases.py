@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, TypeVar
 
 import anyio
 
+from adapters.clock import SystemClock
 from adapters.sqlite._db import BUSY_TIMEOUT_MS, STATE_LEASES_SCHEMA, StateDbWriter, is_busy_error
-from application.leases import SystemClock, TableLeaseStore
+from application.leases import TableLeaseStore
 from application.ports.clock import Clock
 from application.ports.leases import LeaseGranted, LeaseHolder, LeaseIdentity, LeaseLost, LeaseStorageFailure
 
@@ -142,6 +143,7 @@ class SqliteLeaseStore(TableLeaseStore):
         rng: Callable[[], float] | None = None,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
     ) -> None:
+        clock = clock if clock is not None else SystemClock()
         table = SqliteLeaseTable(db_path, clock=clock, busy_timeout_ms=busy_timeout_ms)
         super().__init__(table, clock=clock, rng=rng)
 

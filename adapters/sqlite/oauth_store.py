@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
+from adapters.clock import SystemClock
 from adapters.sqlite._db import (
     BUSY_TIMEOUT_MS,
     MCP_OAUTH_PENDING_AUTHORIZATIONS_SCHEMA,
@@ -30,7 +31,6 @@ from adapters.sqlite._db import (
 )
 from adapters.sqlite.leases import require_lease_owned
 from application.errors import OAuthStoreError
-from application.leases import SystemClock
 from application.ports.clock import Clock
 from application.ports.leases import MCP_OAUTH_LEASE, Lease, LeaseIdentity, LeaseStore
 from domain.oauth_store import (

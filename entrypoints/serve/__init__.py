@@ -1,7 +1,8 @@
 """``openclaw mcp serve``: the stdio MCP server bridging an OpenClaw Gateway (spec serve-bridge).
 
 * :mod:`entrypoints.serve.cli` — the command (options, config, composition, lifecycle, exit status);
-* :mod:`entrypoints.serve.server` — the JSON-RPC stdio loop and the MCP methods;
+* :mod:`entrypoints.serve.transport` — stdin/stdout: reading, back-pressure, line framing, whole-message writes;
+* :mod:`entrypoints.serve.dispatcher` — JSON-RPC routing: the MCP methods, tool calls, notifications;
 * :mod:`entrypoints.serve.tools` — the nine tools' listing and argument validation;
 * :mod:`entrypoints.serve.jsonrpc` — message parsing and encoding;
 * :mod:`entrypoints.serve.secrets` — ``--token-file`` / ``--password-file``;

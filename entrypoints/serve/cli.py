@@ -9,7 +9,8 @@ gracefully (exit 0).
 
 Entry points:
 
-* :func:`run_serve` — the whole command as a coroutine, every collaborator injectable (tests);
+* :func:`run_serve` — the whole command as a coroutine over a container (tests override its providers, e.g.
+  ``container.gateway``) and injectable stdio;
 * :func:`cmd_serve` — the handler signature of ``entrypoints.cli.commands._HANDLERS``;
 * :func:`main` — ``python -c "from entrypoints.serve.cli import main; main()" [serve options…]``.
 """
@@ -19,24 +20,22 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, TextIO
 
 import anyio
 
 from application.bridge.service import ChannelBridge
-from application.bridge.target import resolve_gateway_target
 from application.errors import ApplicationError, InvalidConfigError
 from application.ports.bridge import LineWriter
-from application.ports.clock import Clock
 from application.ports.gateway import Gateway, GatewayConnection, GatewayEvent, GatewaySettings
 from domain.bridge.channel import ClaudeChannelMode, InvalidClaudeChannelMode, parse_claude_channel_mode
-from domain.redaction import redact_text_line
+from entrypoints.containers import Container, create_container
+from entrypoints.serve.dispatcher import McpDispatcher
 from entrypoints.serve.errors import SHUTDOWN_FAILED_MESSAGE, failure_line
 from entrypoints.serve.secrets import resolve_gateway_auth_options
-from entrypoints.serve.server import ByteSink, ByteSource, FdSink, FdSource, McpStdioServer
+from entrypoints.serve.transport import ByteSink, ByteSource, FdSink, FdSource, StdioTransport
 
 __all__ = ["cmd_serve", "main", "run_serve"]
 
@@ -59,46 +58,56 @@ class _Stderr:
 
     def redacted(self, text: str) -> None:
         """Through the secret redactor, line by line (the reference's runtime logger)."""
+        from domain.redaction import redact_text_line  # deferred: compiling its patterns is not free
+
         self.raw("\n".join(redact_text_line(line) for line in text.split("\n")))
 
 
-class _WallClock:
-    def now_ms(self) -> int:
-        return time.time_ns() // 1_000_000
+_FIRST_INPUT_GRACE_S = 0.25
+"""How long the bridge's start waits for the MCP client's first message (normally ``initialize``)."""
+
+
+def _after_first_input(
+    resolve: Callable[[], Awaitable[GatewaySettings]], first_input: Callable[[], Awaitable[None]]
+) -> Callable[[], Awaitable[GatewaySettings]]:
+    """The bridge's settings resolver, started once the MCP client's first message is answered (at most
+    :data:`_FIRST_INPUT_GRACE_S` later): resolving the target and importing the Gateway client block the event
+    loop for tens of milliseconds, which ``initialize`` need not wait for."""
+
+    async def resolve_settings() -> GatewaySettings:
+        with anyio.move_on_after(_FIRST_INPUT_GRACE_S):
+            await first_input()
+        return await resolve()
+
+    return resolve_settings
 
 
 class _DeferredGateway:
-    """Builds the WebSocket Gateway client (and its SQLite identity store) on first use, so that nothing of
-    it is imported before ``initialize`` is answered."""
+    """Takes the Gateway client (the WebSocket client and its SQLite identity store) from the container on
+    first use, so that nothing of it is imported before the bridge connects."""
 
-    def __init__(self, env: Mapping[str, str]) -> None:
-        self._env = env
+    def __init__(self, provide: Callable[[], Gateway]) -> None:
+        self._provide = provide
         self._gateway: Gateway | None = None
 
     def connect(
         self, settings: GatewaySettings, *, on_event: Callable[[GatewayEvent], None], log: Callable[[str], None]
     ) -> AbstractAsyncContextManager[GatewayConnection]:
         if self._gateway is None:
-            from adapters.filesystem.paths import resolve_state_db_path
-            from adapters.sqlite.device_identity import SqliteDeviceIdentityStore
-            from adapters.ws.gateway import WebsocketsGateway
-
-            store = SqliteDeviceIdentityStore(resolve_state_db_path(self._env))
-            self._gateway = WebsocketsGateway(store, env=self._env)
+            self._gateway = self._provide()
         return self._gateway.connect(settings, on_event=on_event, log=log)
 
 
-async def _load_config(env: Mapping[str, str], stderr: _Stderr) -> tuple[dict[str, Any], str] | int:
+async def _load_config(
+    container: Container, env: Mapping[str, str], stderr: _Stderr
+) -> tuple[dict[str, Any], str] | int:
     """The config guard: the validated, env-substituted document and its path, or exit code 1 after printing
     the invalid-config block (the ``Fix:`` variant, as the reference prints it for ``serve``)."""
-    from adapters.filesystem.config_store import FileConfigStore
-    from adapters.filesystem.includes import include_roots
-    from adapters.filesystem.paths import resolve_config_path, resolve_home
-    from application.config_service import ConfigService
+    from adapters.filesystem.paths import resolve_home
     from entrypoints.cli.render import invalid_config_block, shorten_home
 
-    path = resolve_config_path(env)
-    service = ConfigService(FileConfigStore(path, include_roots=include_roots(env)), env, _WallClock(), stderr.redacted)
+    service = container.config_loader(warn=stderr.redacted)
+    path = service.path
     try:
         analysis = await service.load()
     except InvalidConfigError as exc:
@@ -129,7 +138,7 @@ async def _watch_signals(trigger: Callable[[], None]) -> None:
         receiver.__exit__(None, None, None)
 
 
-async def _close(bridge: ChannelBridge, server: McpStdioServer) -> BaseException | None:
+async def _close(bridge: ChannelBridge, server: McpDispatcher) -> BaseException | None:
     """Close the bridge and the MCP server concurrently; one failure is the result, two are aggregated."""
     errors: list[Exception] = []
 
@@ -160,18 +169,20 @@ async def run_serve(
     stdin: ByteSource | None = None,
     stdout: ByteSink | None = None,
     stderr: TextIO | None = None,
-    gateway: Gateway | None = None,
-    clock: Clock | None = None,
+    container: Container | None = None,
     handle_signals: bool = True,
 ) -> int:
     """Run ``openclaw mcp serve`` with the parsed ``options`` (``url``, ``token``, ``token_file``,
     ``password``, ``password_file``, ``claude_channel_mode``, ``verbose``) and return the exit status.
 
-    Defaults: the process's stdin/stdout file descriptors and ``sys.stderr``, the WebSocket Gateway client
-    with the SQLite device identity store of the state dir, the wall clock, SIGINT/SIGTERM handlers.
+    Defaults: the process's stdin/stdout file descriptors and ``sys.stderr``, a container configured from
+    ``env`` (its ``gateway``: the WebSocket Gateway client with the SQLite device identity store of the state
+    dir; its ``clock``: the wall clock), SIGINT/SIGTERM handlers.
     """
+    if container is None:
+        container = create_container(env)
     err = _Stderr(stderr if stderr is not None else sys.stderr)
-    loaded = await _load_config(env, err)
+    loaded = await _load_config(container, env, err)
     if isinstance(loaded, int):
         return loaded
     document, config_path = loaded
@@ -186,6 +197,8 @@ async def run_serve(
     verbose = bool(options.get("verbose"))
 
     async def resolve_settings() -> GatewaySettings:
+        from application.bridge.target import resolve_gateway_target  # deferred: see _after_first_input
+
         target = resolve_gateway_target(
             config=document,
             env=env,
@@ -211,12 +224,15 @@ async def run_serve(
     if stdin is None:
         fd_source = FdSource(0)
         stdin = fd_source
-    server = McpStdioServer(source=stdin, sink=stdout, mode=mode, on_close=shutdown.set)
+    server = McpDispatcher(StdioTransport(stdin, stdout, on_close=shutdown.set), mode=mode)
     bridge = ChannelBridge(
-        gateway=gateway if gateway is not None else _DeferredGateway(env),
-        resolve_settings=resolve_settings,
+        gateway=_DeferredGateway(container.gateway),
+        # An overridden Gateway client (in-memory) imports nothing: the bridge then starts at once.
+        resolve_settings=resolve_settings
+        if container.gateway.overridden
+        else _after_first_input(resolve_settings, server.wait_first_input),
         notifier=server,
-        clock=clock if clock is not None else _WallClock(),
+        clock=container.clock(),
         write_line=err.raw,
         client_log=_client_log(err, verbose),
         mode=mode,
@@ -260,7 +276,8 @@ async def cmd_serve(registry: object, parsed: Any, console: object) -> int:
     """``entrypoints.cli.commands`` handler: runs :func:`run_serve` on the real stdio (the registry and the
     console are not used: serve writes JSON-RPC to the stdout file descriptor and its own stderr lines)."""
     env = getattr(registry, "env", None)
-    return await run_serve(parsed.options, env if isinstance(env, Mapping) else os.environ)
+    environ: Mapping[str, str] = env if isinstance(env, Mapping) else os.environ
+    return await run_serve(parsed.options, environ, container=create_container(environ))
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -276,4 +293,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     if not isinstance(parsed, Parsed):
         sys.stdout.write(render_help(parsed, os.environ) + "\n")
         sys.exit(0)
-    sys.exit(anyio.run(run_serve, parsed.options, dict(os.environ)))
+    env = dict(os.environ)
+
+    async def serve() -> int:
+        return await run_serve(parsed.options, env, container=create_container(env))
+
+    sys.exit(anyio.run(serve))

@@ -208,9 +208,9 @@ def isolated_env(state_dir: Path, *, path: str | None = None, extra: Mapping[str
         "OPENCLAW_CONFIG_PATH": str(state_dir / "openclaw.json"),
         "HOME": str(home),
     }
-    tmpdir = os.environ.get("TMPDIR")
-    if tmpdir:
-        env["TMPDIR"] = tmpdir
+    for name in ("TMPDIR", "PYTHONPATH"):  # PYTHONPATH: our bridge runs the tree under test, not the editable install
+        if os.environ.get(name):
+            env[name] = os.environ[name]
     if extra:
         env.update(extra)
     return env

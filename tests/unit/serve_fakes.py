@@ -21,9 +21,11 @@ from typing import Any
 import anyio
 import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from dependency_injector import providers
 
 from adapters.memory.gateway import InMemoryGateway
 from application.ports.gateway import GatewayRequestError
+from entrypoints.containers import Container, create_container
 from entrypoints.serve.cli import run_serve
 from jscompat.jsjson import js_dumps
 
@@ -75,6 +77,13 @@ def serve_options(**overrides: Any) -> dict[str, Any]:
     }
     options.update(overrides)
     return options
+
+
+def serve_container(env: Mapping[str, str], gateway: Any) -> Container:
+    """The container of ``serve`` configured from ``env``, its Gateway client replaced by ``gateway``."""
+    container = create_container(env)
+    container.gateway.override(providers.Object(gateway))
+    return container
 
 
 def seeded_gateway(**kwargs: Any) -> InMemoryGateway:
@@ -277,14 +286,16 @@ async def serve_session(
     """Run :func:`run_serve` in a task group; on exit, close stdin and wait for it to finish."""
     session = Session()
 
+    environ = dict(env) if env is not None else serve_env(root)
+
     async def run() -> None:
         session.exit_code = await run_serve(
             serve_options(**(options or {})),
-            dict(env) if env is not None else serve_env(root),
+            environ,
             stdin=session.source,
             stdout=session.sink,
             stderr=session.stderr,
-            gateway=gateway,
+            container=serve_container(environ, gateway),
             handle_signals=False,
         )
         session.done.set()
@@ -318,7 +329,8 @@ def serve_with_memory_gateway() -> None:
     assert isinstance(parsed, Parsed)
 
     async def main() -> int:
+        env = dict(os.environ)
         gateway = seeded_gateway(up=os.environ.get("SERVE_FAKE_GATEWAY") != "down")
-        return await run_serve(parsed.options, dict(os.environ), gateway=gateway)
+        return await run_serve(parsed.options, env, container=serve_container(env, gateway))
 
     sys.exit(anyio.run(main))

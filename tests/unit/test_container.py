@@ -2,32 +2,70 @@
 
 from pathlib import Path
 
+from dependency_injector import providers
+
+from adapters.clock import SystemClock
 from adapters.memory import InMemoryConfigStore
 from application.registry import Registry
-from entrypoints.containers import Container
+from domain.transport import HttpConfig, resolve_transport
+from entrypoints.containers import Container, create_container
+from entrypoints.oauth import oauth_server
+
+CALL_ARGUMENTS = {
+    "oauth_protocol": lambda: ((), {"url": "https://mcp.example/mcp"}),
+    "request_auth": lambda: ((), {"server": oauth_server("docs", "https://mcp.example/mcp")}),
+    "oauth_callback": lambda: (("http://127.0.0.1:8976/callback", "s" * 16), {}),
+}
+"""Providers that take call-time arguments."""
 
 
 def test_container_resolves_every_provider(tmp_path: Path) -> None:
-    container = Container()
+    container = Container(env=providers.Object({}))
     container.config.from_dict(
         {
             "config_path": str(tmp_path / "openclaw.json"),
             "state_db_path": str(tmp_path / "state" / "openclaw.sqlite"),
             "include_roots": [],
-            "env": {},
         }
     )
     container.check_dependencies()
     for name, provider in container.providers.items():
-        assert provider() is not None, name
+        if name == "elicitation":  # no handler by default (servers' requests are refused)
+            assert provider() is None
+            continue
+        args, kwargs = CALL_ARGUMENTS[name]() if name in CALL_ARGUMENTS else ((), {})
+        assert provider(*args, **kwargs) is not None, name
     assert isinstance(container.registry(), Registry)
 
 
+def test_create_container_derives_the_paths_from_the_environment(tmp_path: Path) -> None:
+    env = {"OPENCLAW_STATE_DIR": str(tmp_path / "state"), "HOME": str(tmp_path / "home")}
+    container = create_container(env)
+    assert container.env() is env
+    assert container.config.config_path() == str(tmp_path / "state" / "openclaw.json")
+    assert container.config.state_db_path() == str(tmp_path / "state" / "state" / "openclaw.sqlite")
+    assert create_container(env, state_db_path="/x/db").config.state_db_path() == "/x/db"
+
+
+def test_one_clock_is_shared_by_the_adapters(tmp_path: Path) -> None:
+    container = create_container({"OPENCLAW_STATE_DIR": str(tmp_path)})
+    clock = container.clock()
+    assert isinstance(clock, SystemClock)
+    assert container.mcp_oauth().clock is clock
+    assert container.config_loader().path == str(tmp_path / "openclaw.json")
+
+
 def test_a_provider_can_be_overridden_with_the_in_memory_adapter() -> None:
-    container = Container()
-    container.config.from_dict(
-        {"config_path": "/x/openclaw.json", "state_db_path": "/x/db", "include_roots": [], "env": {}}
-    )
+    container = Container(env=providers.Object({}))
+    container.config.from_dict({"config_path": "/x/openclaw.json", "state_db_path": "/x/db", "include_roots": []})
     memory = InMemoryConfigStore()
     with container.config_store.override(memory):
         assert container.registry().path == "/memory/openclaw.json"
+
+
+def test_the_operator_oauth_hook_authenticates_http_servers_from_the_state_database(tmp_path: Path) -> None:
+    container = create_container({"OPENCLAW_STATE_DIR": str(tmp_path)})
+    config = resolve_transport("docs", {"url": "https://mcp.example/mcp", "auth": "oauth"}).config
+    assert isinstance(config, HttpConfig)
+    auth = container.oauth_hook()("docs", config)
+    assert type(auth).__name__ == "OAuthRequestAuth"

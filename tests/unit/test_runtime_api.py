@@ -123,3 +123,24 @@ async def test_no_process_of_a_grandchild_forking_server_survives_dispose() -> N
             assert all(_alive(pid) for pid in pids)
     assert len(pids) >= 3
     assert [pid for pid in pids if _alive(pid)] == []
+
+
+async def test_the_connectors_come_from_the_container_and_can_be_overridden() -> None:
+    from mcp.server.mcpserver import MCPServer
+
+    from adapters.memory.mcp_connector import InMemoryMcpConnector
+    from entrypoints.runtime_api import runtime_container
+
+    app = MCPServer("adder")
+
+    @app.tool()
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    container = runtime_container({"PATH": os.environ.get("PATH", "")})
+    container.stdio_connector.override(InMemoryMcpConnector({"adder": app}))
+    with anyio.fail_after(30):
+        async with SessionMcpRuntime({"adder": {"command": "in-memory"}}, container=container) as runtime:
+            tools = {tool.name: tool for tool in await runtime.tools()}
+            result = await tools["adder__add"].execute({"a": 2, "b": 3})
+    assert result.details["mcpServer"] == "adder" and '"result": 5' in result.content[0]["text"]

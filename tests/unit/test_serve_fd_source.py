@@ -8,7 +8,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from entrypoints.serve.server import FdSource
+from entrypoints.serve.transport import FdSource
 
 pytestmark = pytest.mark.asyncio
 

@@ -1,29 +1,22 @@
-"""The MCP server of ``openclaw mcp serve``: newline-delimited JSON-RPC over stdio (spec serve-bridge §4).
+"""The MCP methods of ``openclaw mcp serve``: JSON-RPC routing, the bridge's tools and notifications (spec
+serve-bridge §4), over a :class:`~entrypoints.serve.transport.StdioTransport`.
 
-A small hand-written loop rather than the MCP SDK: it must reproduce the reference SDK's wire behaviour
+A small hand-written dispatcher rather than the MCP SDK: it must reproduce the reference SDK's wire behaviour
 byte for byte (key orders, ``experimental`` capabilities, ``-32601`` for every other method, tool results with
 ``structuredContent``, zod issue texts, custom ``notifications/claude/channel*`` methods, no answer for a
 cancelled request) and start cheaply (no pydantic import before ``initialize`` is answered).
 
-* Requests run concurrently, each in its own cancel scope; ``notifications/cancelled`` cancels the scope and
-  suppresses the answer (and releases an ``events_wait`` waiter).
-* Every message is written whole through one lock: responses and the bridge's notifications never
-  interleave, notifications keep their order.
-* stdin end, an unreadable stdin or a failed write to stdout (e.g. ``EPIPE``) is "transport closed": the
-  ``on_close`` callback is called once.
+* Requests answered without waiting are written from the read loop itself; tool calls that wait run
+  concurrently, each in its own cancel scope; ``notifications/cancelled`` cancels the scope and suppresses the
+  answer (and releases an ``events_wait`` waiter).
 """
 
 from __future__ import annotations
 
-import asyncio
-import collections
 import contextlib
-import errno
-import os
-import stat
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 import anyio
 import anyio.abc
@@ -55,46 +48,19 @@ from entrypoints.serve.tools import (
     unknown_tool_text,
     validate_arguments,
 )
+from entrypoints.serve.transport import StdioTransport, TransportClosed
 
 __all__ = [
     "LATEST_PROTOCOL_VERSION",
-    "MAX_LINE_BYTES",
     "SERVER_INFO",
     "SUPPORTED_PROTOCOL_VERSIONS",
-    "ByteSink",
-    "ByteSource",
-    "FdSink",
-    "FdSource",
-    "McpStdioServer",
-    "TransportClosed",
+    "McpDispatcher",
     "server_capabilities",
 ]
 
 LATEST_PROTOCOL_VERSION: Final = "2025-11-25"
 SUPPORTED_PROTOCOL_VERSIONS: Final = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07")
 SERVER_INFO: Final = {"name": "openclaw", "version": "2026.9.6"}
-MAX_LINE_BYTES: Final = 10 * 1024 * 1024
-"""The SDK's read buffer limit: a longer unterminated line closes the transport."""
-
-_READ_CHUNK: Final = 65536
-_READ_BACKLOG: Final = 4 * 1024 * 1024
-"""Input read ahead of the server: above this, the descriptor is not read until the server catches up."""
-
-
-class ByteSource(Protocol):
-    async def read(self) -> bytes:
-        """The next chunk of input; ``b""`` at end of input. Raises ``OSError`` when unreadable."""
-        ...
-
-
-class ByteSink(Protocol):
-    async def write(self, data: bytes) -> None:
-        """Write all of ``data``. Raises ``OSError`` (or an anyio stream error) when the peer is gone."""
-        ...
-
-
-class TransportClosed(Exception):
-    """stdout can no longer be written."""
 
 
 def server_capabilities(mode: ClaudeChannelMode) -> dict[str, Any]:
@@ -107,138 +73,7 @@ def server_capabilities(mode: ClaudeChannelMode) -> dict[str, Any]:
     return capabilities
 
 
-# --- stdio file descriptors ------------------------------------------------------------------------------
-
-
-class FdSource:
-    """Reads a file descriptor without blocking the event loop. Pipes, sockets and terminals are watched by
-    the event loop for as long as the source is open (one registration, not one per read: each costs system
-    calls on every message), and read as soon as they are readable; regular files and devices that cannot be
-    polled are read directly — they never block for long. :meth:`close` ends the watch."""
-
-    def __init__(self, fd: int) -> None:
-        self._fd = fd
-        try:
-            mode = os.fstat(fd).st_mode
-        except OSError:
-            mode = 0
-        self._pollable = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(fd))
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._chunks: collections.deque[bytes] = collections.deque()
-        self._error: OSError | None = None
-        self._ended = False
-        self._arrived: anyio.Event | None = None
-        self._paused = False
-
-    async def read(self) -> bytes:
-        if self._pollable and self._watch():
-            return await self._next_chunk()
-        while True:
-            if self._pollable:
-                try:
-                    await anyio.wait_readable(self._fd)
-                except (OSError, ValueError, NotImplementedError):
-                    self._pollable = False
-            try:
-                return os.read(self._fd, _READ_CHUNK)
-            except BlockingIOError:
-                await anyio.sleep(0.01)
-
-    def close(self) -> None:
-        """Stop watching the descriptor (it is not closed)."""
-        loop, self._loop = self._loop, None
-        if loop is not None and not loop.is_closed():
-            loop.remove_reader(self._fd)
-
-    def _watch(self) -> bool:
-        """Register the readiness callback once (on asyncio); ``False`` when the descriptor cannot be watched."""
-        if self._loop is not None or self._ended:
-            return True
-        try:
-            loop = asyncio.get_running_loop()
-            loop.add_reader(self._fd, self._on_readable)
-        except (RuntimeError, OSError, ValueError, NotImplementedError):
-            self._pollable = False
-            return False
-        self._loop = loop
-        return True
-
-    def _on_readable(self) -> None:
-        try:
-            chunk = os.read(self._fd, _READ_CHUNK)
-        except (BlockingIOError, InterruptedError):
-            return
-        except OSError as exc:
-            self._error, chunk = exc, b""
-        if chunk:
-            self._chunks.append(chunk)
-            if self._loop is not None and sum(map(len, self._chunks)) > _READ_BACKLOG:
-                self._loop.remove_reader(self._fd)  # resumed once the reader has caught up
-                self._paused = True
-        else:
-            self._ended = True
-            self.close()
-        if self._arrived is not None:
-            self._arrived.set()
-
-    async def _next_chunk(self) -> bytes:
-        while not self._chunks:
-            if self._ended:
-                if self._error is not None:
-                    raise self._error
-                return b""
-            self._arrived = anyio.Event()
-            await self._arrived.wait()
-        chunk = b"".join(self._chunks)
-        self._chunks.clear()
-        if self._paused and self._loop is not None and not self._ended:
-            self._paused = False
-            self._loop.add_reader(self._fd, self._on_readable)
-        return chunk
-
-
-class FdSink:
-    """Writes a file descriptor; a pipe or socket of its own is switched to non-blocking mode so a client
-    that stops reading cannot block the event loop (:meth:`restore` puts the flags back)."""
-
-    def __init__(self, fd: int, *, shared_with: tuple[int, ...] = (2,)) -> None:
-        self._fd = fd
-        self._restore_blocking = False
-        try:
-            info = os.fstat(fd)
-        except OSError:
-            return
-        if not (stat.S_ISFIFO(info.st_mode) or stat.S_ISSOCK(info.st_mode)):
-            return
-        for other in shared_with:
-            try:
-                other_info = os.fstat(other)
-            except OSError:
-                continue
-            if (other_info.st_dev, other_info.st_ino) == (info.st_dev, info.st_ino):
-                return  # the same pipe as stderr: keep blocking writes (stderr must not see EAGAIN)
-        if os.get_blocking(fd):
-            os.set_blocking(fd, False)
-            self._restore_blocking = True
-
-    async def write(self, data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            try:
-                written = os.write(self._fd, view)
-            except BlockingIOError:
-                await anyio.wait_writable(self._fd)
-                continue
-            view = view[written:]
-
-    def restore(self) -> None:
-        if self._restore_blocking:
-            self._restore_blocking = False
-            with contextlib.suppress(OSError):
-                os.set_blocking(self._fd, True)
-
-
-# --- the server ----------------------------------------------------------------------------------------
+# --- the dispatcher ----------------------------------------------------------------------------------------
 
 
 @dataclass(eq=False, slots=True)
@@ -272,44 +107,30 @@ def _require_string(params: Mapping[str, Any] | None, key: str, *, optional: boo
         raise _InvalidParams(f"Invalid params: {key} must be a string")
 
 
-class McpStdioServer:
-    """One MCP session over a byte source/sink; tools are served by a :class:`ChannelBridge` bound with
+class McpDispatcher:
+    """One MCP session over a :class:`StdioTransport`; tools are served by a :class:`ChannelBridge` bound with
     :meth:`bind`. Also the bridge's :class:`~application.ports.bridge.McpNotifier`."""
 
-    def __init__(
-        self,
-        *,
-        source: ByteSource,
-        sink: ByteSink,
-        mode: ClaudeChannelMode,
-        on_close: Callable[[], None] = lambda: None,
-    ) -> None:
-        self._source = source
-        self._sink = sink
+    def __init__(self, transport: StdioTransport, *, mode: ClaudeChannelMode) -> None:
+        self._transport = transport
         self._mode: ClaudeChannelMode = mode
-        self._on_close = on_close
         self._bridge: ChannelBridge | None = None
-        self._write_lock = anyio.Lock(fast_acquire=True)
         self._inflight: dict[tuple[str, str | int], list[_Inflight]] = {}
         self._idle = anyio.Event()
         self._idle.set()
         self._tg: anyio.abc.TaskGroup | None = None
         self._reader_scope = anyio.CancelScope()
         self._stopped = anyio.Event()
-        self._transport_closed = False
         self._closing = False
-        self._close_signalled = False
+        self._first_input = anyio.Event()
+
+    async def wait_first_input(self) -> None:
+        """Return once the first input line has been handled (a request answered without waiting is
+        written by then) or the input has ended."""
+        await self._first_input.wait()
 
     def bind(self, bridge: ChannelBridge) -> None:
         self._bridge = bridge
-
-    @property
-    def transport_closed(self) -> bool:
-        return self._transport_closed
-
-    @property
-    def inflight(self) -> int:
-        return sum(len(entries) for entries in self._inflight.values())
 
     # --- lifecycle ---------------------------------------------------------------------------------
 
@@ -336,40 +157,16 @@ class McpStdioServer:
                 entry.scope.cancel()
         self._stopped.set()
 
-    def _signal_close(self) -> None:
-        if not self._close_signalled:
-            self._close_signalled = True
-            self._on_close()
-
     # --- input -------------------------------------------------------------------------------------
 
     async def _read_loop(self) -> None:
-        buffer = bytearray()
-        with self._reader_scope:
-            while True:
-                try:
-                    chunk = await self._source.read()
-                except (OSError, anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
-                    chunk = b""
-                if not chunk:
-                    break
-                buffer += chunk
-                start = 0
-                while (end := buffer.find(b"\n", start)) != -1:
-                    line = bytes(buffer[start:end])
-                    start = end + 1
-                    await self._handle_line(line)
-                    if self._closing:
-                        return
-                del buffer[:start]
-                if len(buffer) > MAX_LINE_BYTES:
-                    break  # the SDK clears its buffer and closes the transport
-        if not self._closing:
-            self._signal_close()
+        try:
+            with self._reader_scope:
+                await self._transport.read_lines(self._handle_line, lambda: self._closing)
+        finally:
+            self._first_input.set()
 
     async def _handle_line(self, raw: bytes) -> None:
-        if raw.endswith(b"\r"):
-            raw = raw[:-1]
         message = parse_message(raw.decode("utf-8", errors="replace"))
         if isinstance(message, Notification):
             self._handle_notification(message)
@@ -382,6 +179,8 @@ class McpStdioServer:
             # line is read once this answer is out, as Node's synchronous handlers do).
             with contextlib.suppress(TransportClosed):
                 await self._send(response)
+        if not self._first_input.is_set():
+            self._first_input.set()
 
     def _handle_notification(self, message: Notification) -> None:
         params = message.params
@@ -432,16 +231,7 @@ class McpStdioServer:
     # --- output ------------------------------------------------------------------------------------
 
     async def _send(self, message: dict[str, Any]) -> None:
-        data = encode(message)
-        async with self._write_lock:
-            if self._transport_closed:
-                raise TransportClosed("Not connected")
-            try:
-                await self._sink.write(data)
-            except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
-                self._transport_closed = True
-                self._signal_close()
-                raise TransportClosed(_write_error_text(exc)) from exc
+        await self._transport.send(encode(message))
 
     async def notify(self, method: str, params: dict[str, Any]) -> None:
         """:class:`~application.ports.bridge.McpNotifier`: one ``{"method", "params", "jsonrpc"}`` line."""
@@ -560,12 +350,3 @@ class _ToolCall:
             return await handlers[self.name](args, sent)
         except Exception as exc:
             return _failure_result(exc)
-
-
-def _write_error_text(exc: BaseException) -> str:
-    """Node's wording for a failed stdout write (``write EPIPE``)."""
-    if isinstance(exc, BrokenPipeError):
-        return "write EPIPE"
-    if isinstance(exc, OSError) and exc.errno is not None:
-        return f"write {errno.errorcode.get(exc.errno, 'EIO')}"
-    return str(exc) or type(exc).__name__

@@ -1,0 +1,102 @@
+"""One composition root: adapters are constructed in ``entrypoints/containers.py`` only, and every entrypoint
+that starts a process takes them from the container (static checks over the source tree)."""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("jscompat", "domain", "application", "adapters", "entrypoints")
+CONTAINER = "entrypoints/containers.py"
+REGISTRY_CLI = ("entrypoints/cli/", "entrypoints/composition.py")
+"""The registry CLI composes its adapters without dependency-injector, whose import costs more than the CLI's
+start-up budget (``entrypoints.cli.commands.build_registry``, to move to ``entrypoints/composition.py``)."""
+
+
+def _modules(*packages: str) -> Iterator[tuple[str, ast.Module]]:
+    for package in packages:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            yield path.relative_to(ROOT).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
+
+
+def _is_exception(node: ast.ClassDef) -> bool:
+    names = {base.id if isinstance(base, ast.Name) else getattr(base, "attr", "") for base in node.bases}
+    return node.name.endswith(("Error", "Exception")) or any(name.endswith(("Error", "Exception")) for name in names)
+
+
+def adapter_classes() -> set[str]:
+    """The public non-exception classes defined in ``adapters/``."""
+    return {
+        node.name
+        for _, tree in _modules("adapters")
+        for node in tree.body
+        if isinstance(node, ast.ClassDef) and not node.name.startswith("_") and not _is_exception(node)
+    }
+
+
+def _called_name(call: ast.Call) -> str | None:
+    if isinstance(call.func, ast.Name):
+        return call.func.id
+    if isinstance(call.func, ast.Attribute):
+        return call.func.attr
+    return None
+
+
+def test_adapters_are_constructed_only_by_the_container() -> None:
+    classes = adapter_classes()
+    assert {"SystemClock", "FileConfigStore", "WebsocketsGateway", "HttpMcpConnector"} <= classes
+    offenders = [
+        f"{path}:{node.lineno}: {_called_name(node)}()"
+        for path, tree in _modules(*PACKAGES)
+        if not path.startswith("adapters/") and path != CONTAINER and not path.startswith(REGISTRY_CLI)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and _called_name(node) in classes
+    ]
+    assert offenders == []
+
+
+def _starts_a_process(tree: ast.Module) -> bool:
+    for node in tree.body:
+        if isinstance(node, ast.If) and "__name__" in ast.unparse(node.test) and "__main__" in ast.unparse(node.test):
+            return True
+        if isinstance(node, ast.FunctionDef) and node.name == "main":
+            return True
+    return False
+
+
+def _imports_container(tree: ast.Module) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "entrypoints.containers":
+            return True
+        if isinstance(node, ast.Import) and any(alias.name == "entrypoints.containers" for alias in node.names):
+            return True
+    return False
+
+
+def _console_script_modules() -> set[str]:
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    return {target.partition(":")[0].replace(".", "/") + ".py" for target in scripts.values()}
+
+
+def test_every_entrypoint_that_starts_a_process_takes_its_adapters_from_the_container() -> None:
+    starters = {path for path, tree in _modules("entrypoints") if _starts_a_process(tree)}
+    starters |= _console_script_modules()
+    starters = {path for path in starters if not path.startswith(REGISTRY_CLI)}
+    assert {"entrypoints/serve/cli.py", "entrypoints/conformance_client.py"} <= starters
+    trees = dict(_modules("entrypoints"))
+    assert sorted(path for path in starters if not _imports_container(trees[path])) == []
+
+
+def test_one_wall_clock_class() -> None:
+    clocks = [
+        f"{path}: {node.name}"
+        for path, tree in _modules(*PACKAGES)
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+        and any(isinstance(item, ast.FunctionDef) and item.name == "now_ms" for item in node.body)
+        and not path.startswith(("adapters/memory/", "application/ports/"))  # fakes, the port
+    ]
+    assert [clock for clock in clocks if not clock.startswith(REGISTRY_CLI)] == ["adapters/clock.py: SystemClock"]
