@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from application.errors import (
     ApplicationError,
@@ -16,9 +16,6 @@ from application.errors import (
     InvalidConfigError,
     WriteRejectedError,
 )
-from application.ports.clock import Clock
-from application.ports.config import ConfigEdit, ConfigStore, ServerRefs
-from application.ports.leases import MCP_LIFECYCLE_LEASE, LeaseStore
 from domain.config_doc import (
     COMPAT_VERSION,
     clobber_verdict,
@@ -32,6 +29,11 @@ from domain.config_load import ConfigAnalysis, analyze_config
 from domain.includes import IncludeError, resolve_includes
 from domain.validation import Issue, ValidatorThrew, validate_config
 from jscompat.jsjson import js_order
+
+if TYPE_CHECKING:  # the lease port imports anyio: commands that never lease do not load it
+    from application.ports.clock import Clock
+    from application.ports.config import ConfigEdit, ConfigStore, ServerRefs
+    from application.ports.leases import LeaseStore
 
 __all__ = ["Committed", "ConfigService", "Warn"]
 
@@ -149,7 +151,8 @@ class ConfigService:
         key = server.strip()
         if self._lifecycle is None or not key:
             return await self._commit(label, server, change)
-        policy = MCP_LIFECYCLE_LEASE
+        from application.ports.leases import MCP_LIFECYCLE_LEASE as policy  # deferred: see the imports
+
         async with self._lifecycle.hold(
             policy.scope, key, duration_ms=policy.duration_ms, wait_ms=policy.wait_ms, label=policy.label
         ):

@@ -7,12 +7,10 @@ import copy
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from application.config_service import ConfigService, Warn
 from application.errors import CommandError
-from application.ports.collation import Collator
-from application.ports.oauth import OAuthCredentialStore, OAuthStatusReader
 from domain.canonical import canonicalize_server
 from domain.config_load import ConfigAnalysis
 from domain.flag_values import (
@@ -30,6 +28,10 @@ from domain.names import operator_store_key
 from domain.status import ServerAuthView, auth_status, auth_view, status_entry
 from domain.transport import HttpConfig, Resolution, resolve_transport
 from jscompat.jsjson import js_string
+
+if TYPE_CHECKING:  # the OAuth port imports the lease port, which imports anyio
+    from application.ports.collation import Collator
+    from application.ports.oauth import OAuthCredentialStore, OAuthStatusReader
 
 __all__ = [
     "AddRequest",

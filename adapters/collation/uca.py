@@ -35,7 +35,7 @@ class UcaCollator:
 
     def _slow_key(self, name: str) -> tuple[int, ...]:
         if self._pyuca is None:
-            import pyuca  # deferred: ~0.1 s to build its table
+            import pyuca  # type: ignore[import-untyped]  # deferred: ~0.1 s to build its table
 
             self._pyuca = pyuca.Collator()
         key: tuple[int, ...] = self._pyuca.sort_key(name)

@@ -34,21 +34,25 @@ import stat
 import sys
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-
-import anyio
 
 from application.errors import ConfigLockTimeout, ConfigStoreError
 
 __all__ = [
     "LockPolicy",
     "SidecarLock",
+    "Sleep",
     "acquire_sidecar_lock",
+    "blocking_sleep",
     "lock_payload",
     "pid_definitely_dead",
     "process_start_time",
 ]
+
+Sleep = Callable[[float], Awaitable[None]]
+"""How lock waits pause: ``anyio.sleep`` (the default) or :func:`blocking_sleep`."""
 
 _MAX_LOCK_BYTES = 1024 * 1024
 _TOKEN_BITS = 128
@@ -395,11 +399,26 @@ def _guard_blocks(path: str, policy: LockPolicy, now: float) -> bool:
     return True
 
 
-async def acquire_sidecar_lock(target: str, policy: LockPolicy, rng: random.Random) -> SidecarLock:
+async def blocking_sleep(seconds: float) -> None:
+    """A lock wait that blocks the thread and never suspends the coroutine (for one-task processes that
+    drive coroutines without an event loop)."""
+    time.sleep(seconds)
+
+
+async def _event_loop_sleep(seconds: float) -> None:
+    import anyio  # deferred: processes that wait with ``blocking_sleep`` never import it
+
+    await anyio.sleep(seconds)
+
+
+async def acquire_sidecar_lock(
+    target: str, policy: LockPolicy, rng: random.Random, sleep: Sleep | None = None
+) -> SidecarLock:
     """Take ``<target>.lock``, waiting and reclaiming stale locks as described in the module docstring.
 
-    Raises ``ConfigLockTimeout`` when the retries run out, ``ConfigStoreError`` when the lock path is not a
-    regular file, ``OSError`` for other I/O failures. Cancellation while waiting leaves nothing behind.
+    Waits go through ``sleep`` (default ``anyio.sleep``). Raises ``ConfigLockTimeout`` when the retries run
+    out, ``ConfigStoreError`` when the lock path is not a regular file, ``OSError`` for other I/O failures.
+    Cancellation while waiting leaves nothing behind.
     """
     lock_path = f"{target}.lock"
     guard_path = f"{lock_path}.reclaim"
@@ -407,6 +426,7 @@ async def acquire_sidecar_lock(target: str, policy: LockPolicy, rng: random.Rand
     own_start = process_start_time(own_pid)
     attempt = 0
     guard_held = False
+    pause_for = sleep or _event_loop_sleep
 
     async def wait() -> None:
         nonlocal attempt
@@ -414,7 +434,7 @@ async def acquire_sidecar_lock(target: str, policy: LockPolicy, rng: random.Rand
             raise ConfigLockTimeout(f"file lock timeout for {target}")
         pause = policy.delay(attempt, rng)
         attempt += 1
-        await anyio.sleep(pause)
+        await pause_for(pause)
 
     try:
         while True:

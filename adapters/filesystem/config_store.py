@@ -14,7 +14,10 @@
   '<path>'``), chained with ``from``. Lock and write permission failures inside the config directory get
   the reference's ``OpenClaw cannot write to the config directory …`` sentence.
 
-File I/O is synchronous inside the async methods (small local files); only lock waits yield.
+File I/O is synchronous inside the async methods (small local files); only lock waits yield. With
+``inline=True`` (a one-task process driving the coroutines without an event loop, see
+``entrypoints.cli.inline``) nothing ever suspends: lock waits block the thread and there is no in-process
+task lock; anyio is then never imported.
 """
 
 from __future__ import annotations
@@ -26,12 +29,17 @@ import re
 import stat
 import uuid
 from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import TYPE_CHECKING
 
-import anyio
-
-from adapters.filesystem._lock import LockPolicy, SidecarLock, acquire_sidecar_lock, pid_definitely_dead
+from adapters.filesystem._lock import (
+    LockPolicy,
+    SidecarLock,
+    Sleep,
+    acquire_sidecar_lock,
+    blocking_sleep,
+    pid_definitely_dead,
+)
 from adapters.filesystem.includes import FileIncludeLoader
 from application.errors import ConfigStoreError
 from application.ports.config import ConfigEdit, ConfigFile, ConfigStore
@@ -218,6 +226,12 @@ def _sweep_abandoned_temps(path: str) -> None:
             _remove_quietly(os.path.join(directory, name))
 
 
+def _task_lock() -> AbstractAsyncContextManager[object]:
+    import anyio  # deferred: inline stores never need it
+
+    return anyio.Lock()
+
+
 class _FileConfigEdit:
     """The ``ConfigEdit`` of one ``FileConfigStore.edit()`` block; unusable once the block has exited."""
 
@@ -273,7 +287,7 @@ class FileConfigStore:
     """The config file at ``path`` (made absolute), with the reference's lock, atomic writes and backups.
 
     The keyword arguments tune the lock (defaults: the reference's 80 retries, 25–250 ms, factor 1.2,
-    stale after 30 s); ``rng`` seeds the wait jitter.
+    stale after 30 s); ``rng`` seeds the wait jitter. ``inline``: see the module docstring.
     """
 
     def __init__(
@@ -287,6 +301,7 @@ class FileConfigStore:
         lock_stale_after: float = 30.0,
         rng: random.Random | None = None,
         include_roots: Sequence[str] = (),
+        inline: bool = False,
     ) -> None:
         self._path = os.path.abspath(path)
         self._include_roots = tuple(include_roots)
@@ -298,7 +313,9 @@ class FileConfigStore:
             stale_after=lock_stale_after,
         )
         self._rng = rng if rng is not None else random.Random()
-        self._local = anyio.Lock()  # serialises this store's own edits before they reach the file lock
+        self._sleep: Sleep | None = blocking_sleep if inline else None
+        # Serialises this store's own edits (tasks of one process) before they reach the file lock.
+        self._local: AbstractAsyncContextManager[object] = nullcontext() if inline else _task_lock()
 
     @property
     def path(self) -> str:
@@ -349,7 +366,7 @@ class FileConfigStore:
             except OSError as exc:
                 raise ConfigStoreError(node_error_message(exc, "mkdir")) from exc
             try:
-                lock: SidecarLock = await acquire_sidecar_lock(self._path, self._policy, self._rng)
+                lock: SidecarLock = await acquire_sidecar_lock(self._path, self._policy, self._rng, self._sleep)
             except OSError as exc:
                 raise self._write_error(exc, "open") from exc
             edit: _FileConfigEdit | None = None

@@ -22,9 +22,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from entrypoints.cli.command_table import COMMANDS, GROUP_DESCRIPTION, Command, Option, find_command
+from entrypoints.cli.options import OPTION_TYPES, CommandOptions
+from jscompat.text import JS_WHITESPACE, utf16_units
 
 __all__ = [
     "HelpRequest",
@@ -50,11 +52,7 @@ _HELP_WIDTH = 80  # commander's width when stdout is not a terminal (the port ne
 _MIN_WIDTH_TO_WRAP = 40
 _MAX_SUGGESTIONS = 3
 
-# JavaScript's String.prototype.trim whitespace, and `.` in a non-unicode JS regular expression.
-_JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
+# `.` in a non-unicode JS regular expression.
 _JS_DOT = "[^\\n\\r\\u2028\\u2029]"
 _QUOTE = "['\"`]"
 # Patterns are compiled on first use (re's cache): usage errors and banners are the rare paths.
@@ -70,6 +68,10 @@ _COMMIT_RE = r"[0-9a-fA-F]{7,40}"
 class Parsed:
     """A successfully parsed subcommand.
 
+    ``typed``: the command's options dataclass (``entrypoints.cli.options``), what the handlers use.
+    ``args`` and ``options`` hold the same values as commander does (``options`` is also the mapping
+    ``entrypoints.serve.cli.run_serve`` reads).
+
     ``args``: every declared argument by name (``name``, ``value``), None when an optional one is absent.
     ``options``: every option of the command by ``Option.key`` (snake_case of the long flag; ``--no-x`` →
     ``x``): flags → bool (False when absent); ``--no-probe`` → ``probe`` True unless given; the pair
@@ -80,11 +82,12 @@ class Parsed:
     command: str
     args: dict[str, str | None]
     options: dict[str, OptionValue]
+    typed: CommandOptions
 
     @property
     def json_output(self) -> bool:
         """The command's resolved JSON output mode (``--json`` given to a command that has it)."""
-        return self.options.get("json") is True
+        return getattr(self.typed, "json", False) is True
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,7 +318,15 @@ def _parse_leaf(command: Command, pre_operands: list[str], tokens: list[str]) ->
         argument.name: operands[position] if position < len(operands) else None
         for position, argument in enumerate(command.arguments)
     }
-    return Parsed(command.name, args, values)
+    return Parsed(command.name, args, values, _typed(command.name, args, values))
+
+
+def _typed(name: str, args: dict[str, str | None], values: dict[str, OptionValue]) -> CommandOptions:
+    """The options dataclass of command ``name``; repeatable options become tuples."""
+    fields: dict[str, Any] = dict(args)
+    for key, value in values.items():
+        fields[key] = tuple(value) if isinstance(value, list) else value
+    return OPTION_TYPES[name](**fields)
 
 
 def _unknown_option(command: Command | None, flag: str) -> _CommanderError:
@@ -370,11 +381,6 @@ def _unknown_command_text(name: str, fmt: Callable[[str], str]) -> str:
     return "\n".join(lines)
 
 
-def _utf16(text: str) -> list[int]:
-    data = text.encode("utf-16-le", "surrogatepass")
-    return [data[i] | (data[i + 1] << 8) for i in range(0, len(data), 2)]
-
-
 def _levenshtein(left: list[int], right: list[int]) -> int:
     if left == right:
         return 0
@@ -392,16 +398,16 @@ def _levenshtein(left: list[int], right: list[int]) -> int:
 def _command_suggestions(name: str) -> list[str]:
     """OpenClaw's ``formatCliCommandSuggestions``: Levenshtein ≥ 1 and ≤ max(1, ⌊0.4·len⌋) to the
     trimmed, lower-cased input; by distance, then name; at most 3."""
-    normalized = name.strip(_JS_WHITESPACE).lower()
+    normalized = name.strip(JS_WHITESPACE).lower()
     if not normalized:
         return []
-    units = _utf16(normalized)
+    units = utf16_units(normalized)
     limit = max(1, int(len(units) * 0.4))
     scored = []
     for command in sorted(command.name for command in COMMANDS):
         if command == normalized:
             continue
-        distance = _levenshtein(units, _utf16(command))
+        distance = _levenshtein(units, utf16_units(command))
         if distance <= limit:
             scored.append((distance, command))
     scored.sort()
@@ -429,14 +435,14 @@ def _edit_distance(a: list[int], b: list[int]) -> int:
 def _suggest_similar(flag: str, candidates: list[str]) -> str:
     """Commander's ``suggestSimilar`` for an unknown ``--option`` (only visible when OpenClaw cannot
     reword the message, e.g. a flag containing a line break)."""
-    word = _utf16(flag[2:])
+    word = utf16_units(flag[2:])
     similar: list[str] = []
     best = 3
     for candidate in dict.fromkeys(candidates):
         name = candidate[2:]
         if len(name) <= 1:
             continue
-        units = _utf16(name)
+        units = utf16_units(name)
         distance = _edit_distance(word, units)
         length = max(len(word), len(units))
         if (length - distance) / length > 0.4:
@@ -601,7 +607,7 @@ def render_command_help(command: Command | str) -> str:
 
 
 def _banner_commit(env: Mapping[str, str]) -> str:
-    raw = env.get("GIT_COMMIT", "").strip(_JS_WHITESPACE) or env.get("GIT_SHA", "").strip(_JS_WHITESPACE)
+    raw = env.get("GIT_COMMIT", "").strip(JS_WHITESPACE) or env.get("GIT_SHA", "").strip(JS_WHITESPACE)
     match = re.search(_COMMIT_RE, raw) if raw else None
     return match.group(0)[:7].lower() if match else _BUILD_COMMIT
 
