@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from application.errors import (
@@ -86,6 +85,8 @@ def version_skew_warning(version: str) -> str:
 
 
 def _iso_stamp(ms: int) -> str:
+    from datetime import UTC, datetime  # deferred (CLI start-up): only a rejected write needs it
+
     moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
     iso = moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
     return iso.replace(":", "-").replace(".", "-")

@@ -28,17 +28,18 @@ from __future__ import annotations
 import errno
 import json
 import os
-import random
 import re
 import stat
 import sys
 import time
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from application.errors import ConfigLockTimeout, ConfigStoreError
+
+if TYPE_CHECKING:
+    import random
 
 __all__ = [
     "LockPolicy",
@@ -56,8 +57,9 @@ Sleep = Callable[[float], Awaitable[None]]
 
 _MAX_LOCK_BYTES = 1024 * 1024
 _TOKEN_BITS = 128
-_ZOMBIE_STATE = re.compile(r"^State:\s+(\S)", re.MULTILINE)
-_SINGLE_THREAD = re.compile(r"^Threads:[ \t]+1[ \t]*$", re.MULTILINE)
+# Compiled on first use (``re``'s cache): only a lock naming a live-looking pid needs them.
+_ZOMBIE_STATE = r"^State:\s+(\S)"
+_SINGLE_THREAD = r"^Threads:[ \t]+1[ \t]*$"
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +153,8 @@ def process_start_time(pid: int) -> int | None:
 
 def _iso_now() -> str:
     """``new Date().toISOString()``: UTC, milliseconds, ``Z``."""
+    from datetime import UTC, datetime  # deferred (start-up): only writers take the lock
+
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
@@ -193,8 +197,8 @@ def _is_zombie(pid: int) -> bool:
             status = handle.read()
     except OSError:
         return False
-    state = _ZOMBIE_STATE.search(status)
-    return state is not None and state.group(1) == "Z" and _SINGLE_THREAD.search(status) is not None
+    state = re.search(_ZOMBIE_STATE, status, re.MULTILINE)
+    return state is not None and state.group(1) == "Z" and re.search(_SINGLE_THREAD, status, re.MULTILINE) is not None
 
 
 def pid_definitely_dead(pid: int) -> bool:
@@ -216,6 +220,8 @@ def _parse_created_at(value: str) -> float | None:
     text = value.strip()
     if text.endswith(("z", "Z")):
         text = text[:-1] + "+00:00"
+    from datetime import UTC, datetime
+
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
@@ -345,7 +351,7 @@ def _try_create(path: str, raw: bytes) -> SidecarLock | None:
     not at all, even if this process is killed meanwhile. Where hard links are unsupported the lock is
     created with ``O_CREAT | O_EXCL`` directly (what the reference does).
     """
-    staged = f"{path}.{os.getpid()}.{uuid.uuid4().hex}.tmp"
+    staged = f"{path}.{os.getpid()}.{os.urandom(16).hex()}.tmp"
     try:
         identity = _create_exclusive(staged, raw)
     except OSError:

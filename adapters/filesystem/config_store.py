@@ -24,10 +24,8 @@ from __future__ import annotations
 
 import errno
 import os
-import random
 import re
 import stat
-import uuid
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import TYPE_CHECKING
@@ -207,7 +205,7 @@ def _rotate_backups(path: str, previous: bytes, temp_name: str) -> None:
 
 
 def _temp_name(path: str, kind: str) -> str:
-    return f".{os.path.basename(path)}.{kind}.{os.getpid()}.{uuid.uuid4().hex}.tmp"
+    return f".{os.path.basename(path)}.{kind}.{os.getpid()}.{os.urandom(16).hex()}.tmp"
 
 
 def _sweep_abandoned_temps(path: str) -> None:
@@ -312,7 +310,7 @@ class FileConfigStore:
             factor=lock_factor,
             stale_after=lock_stale_after,
         )
-        self._rng = rng if rng is not None else random.Random()
+        self._rng = rng  # created on the first edit when not given (reads never need it)
         self._sleep: Sleep | None = blocking_sleep if inline else None
         # Serialises this store's own edits (tasks of one process) before they reach the file lock.
         self._local: AbstractAsyncContextManager[object] = nullcontext() if inline else _task_lock()
@@ -366,6 +364,10 @@ class FileConfigStore:
             except OSError as exc:
                 raise ConfigStoreError(node_error_message(exc, "mkdir")) from exc
             try:
+                if self._rng is None:
+                    import random
+
+                    self._rng = random.Random()
                 lock: SidecarLock = await acquire_sidecar_lock(self._path, self._policy, self._rng, self._sleep)
             except OSError as exc:
                 raise self._write_error(exc, "open") from exc
@@ -390,5 +392,7 @@ class FileConfigStore:
 
 
 if TYPE_CHECKING:
+    import random
+
     _store: ConfigStore = FileConfigStore("/conformance/openclaw.json")
     _edit: ConfigEdit = _FileConfigEdit(FileConfigStore("/conformance/openclaw.json"), None)

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from entrypoints.cli.command_table import COMMANDS, GROUP_DESCRIPTION, Command, Option, find_command
 from entrypoints.cli.options import OPTION_TYPES, CommandOptions
+from entrypoints.cli.record import Record
 from jscompat.text import JS_WHITESPACE, utf16_units
 
 __all__ = [
@@ -64,8 +64,7 @@ _NEGATIVE_NUMBER_RE = r"^-([0-9]+|[0-9]*\.[0-9]+)(e[+-]?[0-9]+)?$"
 _COMMIT_RE = r"[0-9a-fA-F]{7,40}"
 
 
-@dataclass(frozen=True, slots=True)
-class Parsed:
+class Parsed(Record):
     """A successfully parsed subcommand.
 
     ``typed``: the command's options dataclass (``entrypoints.cli.options``), what the handlers use.
@@ -90,8 +89,7 @@ class Parsed:
         return getattr(self.typed, "json", False) is True
 
 
-@dataclass(frozen=True, slots=True)
-class HelpRequest:
+class HelpRequest(Record):
     """Help was asked for: exit 0, ``text`` on stdout. ``command`` None means the group help.
     ``banner``: 2026.9.6 prints its one-line banner first (explicit ``-h``/``--help``, ``help <sub>``);
     the bare ``openclaw mcp`` group help has none (§3.0.4)."""

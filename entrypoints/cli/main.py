@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -100,7 +99,11 @@ def _uncaught(
     console: Console,
     as_json: bool,
 ) -> int:
-    stack = "".join(traceback.format_exception(exc)) if _debug(argv, env) else None
+    stack = None
+    if _debug(argv, env):
+        import traceback  # deferred: only the failure path with debugging on prints a stack
+
+        stack = "".join(traceback.format_exception(exc))
     console.err(uncaught_frame(reason, stack))
     if as_json:
         console.json(error_envelope(reason))

@@ -1,11 +1,13 @@
-"""The typed options of each ``openclaw mcp`` subcommand: one frozen dataclass per command, built by
-``entrypoints.cli.argv`` from the parsed arguments and options (field names are the argument names and
-the ``Option.key`` of ``entrypoints.cli.command_table``; repeatable options become tuples)."""
+"""The typed options of each ``openclaw mcp`` subcommand: one frozen dataclass per command (a ``Record``,
+see ``entrypoints.cli.record``), built by ``entrypoints.cli.argv`` from the parsed arguments and options
+(field names are the argument names and the ``Option.key`` of ``entrypoints.cli.command_table``; repeatable
+options become tuples)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TypeAlias
+
+from entrypoints.cli.record import Record
 
 __all__ = [
     "OPTION_TYPES",
@@ -27,8 +29,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class AddOptions:
+class AddOptions(Record):
     name: str
     command: str | None
     arg: tuple[str, ...]
@@ -54,8 +55,7 @@ class AddOptions:
     probe: bool
 
 
-@dataclass(frozen=True, slots=True)
-class ConfigureOptions:
+class ConfigureOptions(Record):
     name: str
     enable: bool
     disable: bool
@@ -80,42 +80,35 @@ class ConfigureOptions:
     probe: bool
 
 
-@dataclass(frozen=True, slots=True)
-class DoctorOptions:
+class DoctorOptions(Record):
     name: str | None
     probe: bool
     json: bool
 
 
-@dataclass(frozen=True, slots=True)
-class ListOptions:
+class ListOptions(Record):
     json: bool
 
 
-@dataclass(frozen=True, slots=True)
-class LoginOptions:
+class LoginOptions(Record):
     name: str
     code: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class LogoutOptions:
+class LogoutOptions(Record):
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class ProbeOptions:
+class ProbeOptions(Record):
     name: str | None
     json: bool
 
 
-@dataclass(frozen=True, slots=True)
-class ReloadOptions:
+class ReloadOptions(Record):
     pass
 
 
-@dataclass(frozen=True, slots=True)
-class ServeOptions:
+class ServeOptions(Record):
     url: str | None
     token: str | None
     token_file: str | None
@@ -125,34 +118,29 @@ class ServeOptions:
     verbose: bool
 
 
-@dataclass(frozen=True, slots=True)
-class SetOptions:
+class SetOptions(Record):
     name: str
     value: str
 
 
-@dataclass(frozen=True, slots=True)
-class ShowOptions:
+class ShowOptions(Record):
     name: str | None
     json: bool
 
 
-@dataclass(frozen=True, slots=True)
-class StatusOptions:
+class StatusOptions(Record):
     verbose: bool
     json: bool
 
 
-@dataclass(frozen=True, slots=True)
-class ToolsOptions:
+class ToolsOptions(Record):
     name: str
     include: str | None
     exclude: str | None
     clear: bool
 
 
-@dataclass(frozen=True, slots=True)
-class UnsetOptions:
+class UnsetOptions(Record):
     name: str
 
 

@@ -632,13 +632,11 @@ def test_parsed_commands_without_json_are_never_json_mode() -> None:
 
 
 def test_every_command_has_an_options_dataclass_with_its_arguments_and_options() -> None:
-    import dataclasses
-
     from entrypoints.cli.options import OPTION_TYPES
 
     assert set(OPTION_TYPES) == {command.name for command in COMMANDS}
     for command in COMMANDS:
-        fields = [field.name for field in dataclasses.fields(OPTION_TYPES[command.name])]
+        fields = list(OPTION_TYPES[command.name]._fields)
         expected = [argument.name for argument in command.arguments] + [option.key for option in command.options]
         assert sorted(fields) == sorted(dict.fromkeys(expected)), command.name
 
