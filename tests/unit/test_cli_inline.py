@@ -185,3 +185,17 @@ def test_lock_waits_block_instead_of_suspending(tmp_path: Path) -> None:
     policy = LockPolicy(retries=3, min_delay=0.001, max_delay=0.002)
     with pytest.raises(ConfigLockTimeout, match="file lock timeout"):
         run_inline(acquire_sidecar_lock(target, policy, random.Random(1), blocking_sleep))
+
+
+def test_composition_builds_the_registry_from_the_environment(state: Path) -> None:
+    import time
+
+    env = {**_env(state), "OPENCLAW_INCLUDE_ROOTS": str(state / "shared")}
+    assert composition.config_store(env).path == str(state / "openclaw.json")
+    assert composition.state_db_path(env) == str(state / "state" / "openclaw.sqlite")
+    assert composition.lifecycle_leases(env) is None
+    assert composition.registry(env, print).path == str(state / "openclaw.json")
+    assert abs(composition.clock().now_ms() - time.time() * 1000) < 5_000
+    (state / "state").mkdir()
+    (state / "state" / "openclaw.sqlite").write_bytes(b"")
+    assert composition.lifecycle_leases(env) is not None
