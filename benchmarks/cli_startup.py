@@ -8,7 +8,9 @@ Commands: ``list --json``, ``status --json``, ``show s1`` and ``set s6 '{…}'``
 into every run's fresh, isolated state dir: ``OPENCLAW_STATE_DIR``, ``OPENCLAW_CONFIG_PATH`` and ``HOME``
 all point inside it). Per command and implementation it prints the median CPU time of the whole process
 (user + sys, from ``wait4``), the median wall time and the median and maximum peak RSS, then the ratios
-reference / ours. One warm-up run of each precedes the measured ones.
+reference / ours. One warm-up run of each precedes the measured ones. Two baseline rows calibrate the
+machine's load: the bare interpreter (``python -c pass``) and the import of ``domain.redaction`` (whose
+pattern tables our ``status``/``show`` import with ``domain.transport`` and the console).
 
 Our target (the CLI start-up issue): median CPU ≤ 0.06 s and peak RSS ≤ 25 MiB for list, status and show.
 """
@@ -38,6 +40,7 @@ REF_NODE = next(
     None,
 )
 REF_MJS = REF_DIR / "node_modules" / "openclaw" / "openclaw.mjs"
+TIME = shutil.which("time", path="/usr/bin:/bin") or "/usr/bin/time"  # GNU time (apt: time)
 
 SERVERS = 5
 COMMANDS = [
@@ -45,6 +48,10 @@ COMMANDS = [
     ["mcp", "status", "--json"],
     ["mcp", "show", "s1"],
     ["mcp", "set", "s6", '{"command":"node","args":["x6.js"]}'],
+]
+BASELINES = [
+    ("python -c pass", [sys.executable, "-c", "pass"]),
+    ("python -c 'import domain.redaction'", [sys.executable, "-c", "import domain.redaction"]),
 ]
 TARGET_CPU_S = 0.06
 TARGET_RSS_MIB = 25.0
@@ -74,8 +81,7 @@ def _env(state: Path) -> dict[str, str]:
         "LANG": "C.UTF-8",
         "TZ": "UTC",
     }
-    if "PYTHONPATH" in os.environ:  # a worktree sharing the .venv imports its own tree
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    env["PYTHONPATH"] = str(ROOT)  # this tree, also from a worktree that shares another tree's .venv
     return env
 
 
@@ -95,19 +101,22 @@ def make_config() -> bytes:
 
 
 def run_once(prefix: list[str], argv: list[str], config: bytes) -> Sample:
+    """One run in a fresh state dir. The command runs under GNU ``time``, whose ``%M`` is the peak RSS of the
+    command alone: the ``wait4`` figure of a direct child would include this (larger) process's memory,
+    inherited at the fork. CPU comes from ``wait4`` (``time`` and the command, at rusage precision)."""
     state = Path(tempfile.mkdtemp(prefix="oc-bench-"))
     try:
         (state / "home").mkdir()
         (state / "openclaw.json").write_bytes(config)
+        rss_file = state / "rss"
+        timed = [TIME, "-q", "-f", "%M", "-o", str(rss_file), *prefix, *argv]
         start = time.perf_counter()
-        proc = subprocess.Popen(
-            prefix + argv, env=_env(state), cwd=state, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
+        proc = subprocess.Popen(timed, env=_env(state), cwd=state, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         if os.waitstatus_to_exitcode(status) != 0:
             raise SystemExit(f"{' '.join(prefix + argv)} failed")
-        return Sample(usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss)
+        return Sample(usage.ru_utime + usage.ru_stime, wall, int(rss_file.read_text().split()[-1]))
     finally:
         shutil.rmtree(state, ignore_errors=True)
 
@@ -132,12 +141,14 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=15, help="measured runs of ours per command")
     parser.add_argument("--ref-runs", type=int, default=3, help="measured runs of the reference (slow)")
     args = parser.parse_args()
-    have_ref = REF_NODE is not None and REF_MJS.exists()
+    have_ref = REF_NODE is not None and REF_MJS.exists() and args.ref_runs > 0
     config = make_config()
     print(f"machine: {os.cpu_count()} cores, python {sys.version.split()[0]}; {SERVERS}-server config")
     print(f"runs: ours {args.runs}, reference {args.ref_runs if have_ref else 0} (medians; RSS also max)\n")
     print("| command | impl | CPU s (median) | wall ms (median) | peak RSS MiB (median) | peak RSS MiB (max) |")
     print("|---|---|---|---|---|---|")
+    for label, command in BASELINES:
+        print(_row(label, "baseline", measure(command, [], args.runs, config)))
     ratios: list[str] = []
     verdicts: list[str] = []
     for argv in COMMANDS:
