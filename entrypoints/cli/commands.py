@@ -234,7 +234,8 @@ async def cmd_add(registry: Registry, options: AddOptions, console: Console) -> 
         client_key=options.client_key,
         probe=options.probe,
     )
-    saved = await registry.add_server(name, request, candidate_probe(registry, console))
+    probe = candidate_probe(registry, console) if options.probe else None
+    saved = await registry.add_server(name, request, probe)
     console.out(f'Saved MCP server "{name}" to {registry.path}.')
     if saved.get("auth") == "oauth":
         console.out(f"Run openclaw mcp login {name} to authorize this MCP server.")

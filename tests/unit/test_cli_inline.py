@@ -78,6 +78,7 @@ def state(tmp_path: Path) -> Path:
         ("show", "--json"),
         ("tools", "s1", "--include", "a*"),
         ("configure", "s1", "--timeout", "5"),
+        ("add", "s3", "--command", "node", "--no-probe"),
         ("unset", "s1"),
         ("reload",),
     ],
