@@ -265,7 +265,6 @@ class Registry:
         return rows
 
     async def status(self, analysis: ConfigAnalysis) -> list[dict[str, Any]]:
-        from domain.names import operator_store_key
         from domain.status import auth_status, auth_view, status_entry
 
         entries = []
@@ -275,6 +274,8 @@ class Registry:
             view = auth_view(server, resolution)
             auth = principals = None
             if view.kind == "operator":
+                from domain.names import operator_store_key  # hashlib: only OAuth servers need it
+
                 assert view.url is not None
                 auth = auth_status(await self._oauth.read_store(operator_store_key(name, view.url)))
             else:
