@@ -21,7 +21,7 @@ from adapters.clock import SystemClock
 from adapters.collation import UcaCollator
 from adapters.filesystem.config_store import FileConfigStore
 from adapters.filesystem.includes import include_roots
-from adapters.filesystem.paths import resolve_config_path, resolve_state_db_path
+from adapters.filesystem.paths import resolve_config_path, resolve_home, resolve_state_db_path
 from adapters.sqlite.oauth_status import SqliteOAuthStatusReader
 from adapters.sqlite.server_refs import SqliteServerRefs
 from application.config_service import ConfigService, Warn
@@ -34,9 +34,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "clock",
+    "collator",
     "config_service",
     "config_store",
     "credential_store",
+    "home_dir",
     "host_files",
     "lifecycle_leases",
     "oauth_status",
@@ -44,6 +46,11 @@ __all__ = [
     "state_db_exists",
     "state_db_path",
 ]
+
+
+def home_dir(env: Mapping[str, str]) -> str:
+    """The OpenClaw home (``OPENCLAW_HOME``, ``HOME`` …), e.g. to shorten printed paths to ``~/…``."""
+    return resolve_home(env)
 
 
 def state_db_path(env: Mapping[str, str]) -> str:
@@ -58,6 +65,11 @@ def state_db_exists(env: Mapping[str, str]) -> bool:
 
 def clock() -> SystemClock:
     return SystemClock()
+
+
+def collator() -> UcaCollator:
+    """Server-name order (the reference's ``localeCompare``)."""
+    return UcaCollator()
 
 
 def config_store(env: Mapping[str, str], *, inline: bool = False) -> FileConfigStore:
@@ -112,7 +124,7 @@ def registry(env: Mapping[str, str], warn: Warn, *, inline: bool = False, lifecy
     return Registry(
         config_service(env, warn, inline=inline, lifecycle=lifecycle),
         oauth_status(env),
-        UcaCollator(),
+        collator(),
         TransportWarnings(warn),
         env,
     )

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from adapters.filesystem.paths import resolve_home
 from application.errors import CommandError
 from application.registry import AddRequest, CandidateProbe, ConfigureRequest, Registry, not_found_message
 from entrypoints import composition
@@ -43,7 +42,7 @@ SCOPE_NOTE = (
 
 
 def home_dir(env: Mapping[str, str]) -> str:
-    return resolve_home(env)
+    return composition.home_dir(env)
 
 
 def _reads_only(options: CommandOptions) -> bool:
