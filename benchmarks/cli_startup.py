@@ -9,8 +9,9 @@ into every run's fresh, isolated state dir: ``OPENCLAW_STATE_DIR``, ``OPENCLAW_C
 all point inside it). Per command and implementation it prints the median CPU time of the whole process
 (user + sys, from ``wait4``), the median wall time and the median and maximum peak RSS, then the ratios
 reference / ours. One warm-up run of each precedes the measured ones. Two baseline rows calibrate the
-machine's load: the bare interpreter (``python -c pass``) and the import of ``domain.redaction`` (whose
-pattern tables our ``status``/``show`` import with ``domain.transport`` and the console).
+machine's load: the bare interpreter (``python -c pass``) and the import of ``domain.redaction`` alone with
+its dependencies (its pattern tables are compiled at import; ``status`` loads it with ``domain.transport``,
+``show`` and ``set`` with the console's line redaction; ``list --json`` does not load it).
 
 Our target (the CLI start-up issue): median CPU ≤ 0.06 s and peak RSS ≤ 25 MiB for list, status and show.
 """
