@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from application.errors import (
     ApplicationError,
@@ -16,9 +15,6 @@ from application.errors import (
     InvalidConfigError,
     WriteRejectedError,
 )
-from application.ports.clock import Clock
-from application.ports.config import ConfigEdit, ConfigStore, ServerRefs
-from application.ports.leases import MCP_LIFECYCLE_LEASE, LeaseStore
 from domain.config_doc import (
     COMPAT_VERSION,
     clobber_verdict,
@@ -33,6 +29,11 @@ from domain.config_load import ConfigAnalysis, analyze_config
 from domain.includes import IncludeError, resolve_includes
 from domain.validation import validate_config
 from jscompat.jsjson import js_order
+
+if TYPE_CHECKING:  # the lease port imports anyio: commands that never lease do not load it
+    from application.ports.clock import Clock
+    from application.ports.config import ConfigEdit, ConfigStore, ServerRefs
+    from application.ports.leases import LeaseStore
 
 __all__ = ["Committed", "ConfigService", "Warn"]
 
@@ -85,6 +86,8 @@ def version_skew_warning(version: str) -> str:
 
 
 def _iso_stamp(ms: int) -> str:
+    from datetime import UTC, datetime  # deferred (CLI start-up): only a rejected write needs it
+
     moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
     iso = moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
     return iso.replace(":", "-").replace(".", "-")
@@ -150,7 +153,8 @@ class ConfigService:
         key = server.strip()
         if self._lifecycle is None or not key:
             return await self._commit(label, server, change)
-        policy = MCP_LIFECYCLE_LEASE
+        from application.ports.leases import MCP_LIFECYCLE_LEASE as policy  # deferred: see the imports
+
         async with self._lifecycle.hold(
             policy.scope, key, duration_ms=policy.duration_ms, wait_ms=policy.wait_ms, label=policy.label
         ):

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio
-
-from application.ports.host_files import HostFiles
-from application.ports.oauth import OAuthStatusReader
+from application.errors import ApplicationError
 from application.registry import TransportWarnings
 from domain.doctor import DoctorIssue, command_candidates, sensitive_value_warnings, server_report
 from domain.names import operator_store_key
 from domain.status import auth_status, auth_view
 from domain.transport import HttpConfig, StdioConfig
+
+if TYPE_CHECKING:
+    from application.ports.host_files import HostFiles
+    from application.ports.oauth import OAuthStatusReader
 
 __all__ = ["DOCTOR_CONCURRENCY", "Doctor", "ProbeCheck"]
 
@@ -41,6 +42,8 @@ class Doctor:
     async def check_all(self, names: list[str], servers: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
         """Reports in the order of ``names``, at most four checks in flight. When a check raises, the first
         error (in ``names`` order) is re-raised after every check has settled."""
+        import anyio  # deferred: importing the use case (the CLI's command table) does not load anyio
+
         results: dict[str, list[DoctorIssue] | BaseException] = {}
         limiter = anyio.CapacityLimiter(DOCTOR_CONCURRENCY)
 
@@ -48,7 +51,7 @@ class Doctor:
             async with limiter:
                 try:
                     results[name] = await self.check(name, servers[name])
-                except Exception as exc:  # collected; re-raised below once all checks settled
+                except (ApplicationError, OSError) as exc:  # collected; re-raised below once all checks settled
                     results[name] = exc
 
         async with anyio.create_task_group() as tg:

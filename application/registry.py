@@ -7,12 +7,10 @@ import copy
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from application.config_service import ConfigService, Warn
 from application.errors import CommandError
-from application.ports.collation import Collator
-from application.ports.oauth import OAuthCredentialStore, OAuthStatusReader
 from domain.canonical import canonicalize_server
 from domain.config_load import ConfigAnalysis
 from domain.flag_values import (
@@ -26,10 +24,16 @@ from domain.flag_values import (
     parse_ssl_verify,
     trimmed_or_none,
 )
-from domain.names import operator_store_key
-from domain.status import ServerAuthView, auth_status, auth_view, status_entry
-from domain.transport import HttpConfig, Resolution, resolve_transport
 from jscompat.jsjson import js_string
+
+if TYPE_CHECKING:  # the OAuth port imports the lease port, which imports anyio
+    from application.ports.collation import Collator
+    from application.ports.oauth import OAuthCredentialStore, OAuthStatusReader
+    from domain.status import ServerAuthView
+    from domain.transport import Resolution
+
+# ``domain.transport`` (with the redaction tables), ``domain.status`` and ``domain.names`` are imported by the
+# use cases that resolve transports: ``list --json``, ``show`` and the config writes start without them.
 
 __all__ = [
     "AddRequest",
@@ -56,6 +60,8 @@ class TransportWarnings:
         self._capacity = capacity
 
     def resolve(self, name: str, server: object) -> Resolution:
+        from domain.transport import resolve_transport
+
         resolution = resolve_transport(name, server)
         for warning in resolution.warnings:
             if warning.once is not None:
@@ -241,11 +247,15 @@ class Registry:
     # -- reads -------------------------------------------------------------------------------------
 
     async def _principals(self, name: str, view: ServerAuthView) -> int:
+        from domain.names import operator_store_key
+
         assert view.url is not None
         return await self._oauth.count_principals(operator_store_key(name, view.url) + "-r-")
 
     async def list_principals(self, analysis: ConfigAnalysis) -> list[tuple[str, int | None]]:
         """Sorted names with the connected-principal count of per-requester OAuth servers."""
+        from domain.status import auth_view
+
         rows: list[tuple[str, int | None]] = []
         for name in self.sorted_names(analysis.servers):
             server = analysis.servers[name]
@@ -255,6 +265,8 @@ class Registry:
         return rows
 
     async def status(self, analysis: ConfigAnalysis) -> list[dict[str, Any]]:
+        from domain.status import auth_status, auth_view, status_entry
+
         entries = []
         for name in self.sorted_names(analysis.servers):
             server = analysis.servers[name]
@@ -262,6 +274,8 @@ class Registry:
             view = auth_view(server, resolution)
             auth = principals = None
             if view.kind == "operator":
+                from domain.names import operator_store_key  # hashlib: only OAuth servers need it
+
                 assert view.url is not None
                 auth = auth_status(await self._oauth.read_store(operator_store_key(name, view.url)))
             else:
@@ -365,6 +379,9 @@ class Registry:
                 f'MCP server "{name}" uses per-requester OAuth. Remove or replace the server to clear requester '
                 "credentials."
             )
+        from domain.names import operator_store_key
+        from domain.transport import HttpConfig
+
         config = self._warnings.resolve(name, server).config
         if not isinstance(config, HttpConfig):
             raise CommandError(f'MCP server "{name}" needs a valid HTTP transport for OAuth logout.')

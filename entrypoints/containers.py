@@ -10,9 +10,9 @@ Entrypoints make one container in their start-up function with :func:`create_con
 the environment) and take their adapters from it; tests override a provider with an in-memory adapter
 (``container.gateway.override(providers.Object(InMemoryGateway()))``).
 
-The short-lived registry CLI composes the same adapters with plain constructor calls
-(``entrypoints.cli.commands.build_registry``): importing dependency-injector costs more than the CLI's
-start-up budget. The registry providers below build the same graph for the long-running side.
+The registry-side providers (config store, OAuth status, server refs, collator, clock) call the
+dependency-free factories of ``entrypoints.composition``, which the short-lived registry CLI calls directly:
+importing dependency-injector costs more than the CLI's start-up budget.
 """
 
 from __future__ import annotations
@@ -26,22 +26,18 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from adapters.clock import SystemClock
 from application.config_service import ConfigService
 from application.ports.leases import MCP_OAUTH_LEASE, LeasePolicy
+from entrypoints import composition
 
 if TYPE_CHECKING:
-    from adapters.collation import UcaCollator
-    from adapters.filesystem.config_store import FileConfigStore
     from adapters.http import HttpMcpConnector
     from adapters.http._client import RequestAuth
     from adapters.http.oauth import HttpOAuthProtocol
     from adapters.http.oauth_callback import OAuthCallbackListener
-    from adapters.sqlite import SqliteOAuthStatusReader
     from adapters.sqlite.device_identity import SqliteDeviceIdentityStore
     from adapters.sqlite.leases import SqliteLeaseStore
     from adapters.sqlite.oauth_store import SqliteOAuthCredentialStore
-    from adapters.sqlite.server_refs import SqliteServerRefs
     from adapters.stdio import StdioMcpConnector
     from adapters.ws.gateway import WebsocketsGateway
     from application.oauth import McpOAuth
@@ -94,30 +90,6 @@ _import_dependency_injector()
 from dependency_injector import containers, providers  # noqa: E402 - imported by the function above
 
 # --- adapter factories (each imports its adapter on first use) -----------------------------------------
-
-
-def _collator() -> UcaCollator:
-    from adapters.collation import UcaCollator
-
-    return UcaCollator()
-
-
-def _file_config_store(path: str, include_roots: list[str] | tuple[str, ...]) -> FileConfigStore:
-    from adapters.filesystem.config_store import FileConfigStore
-
-    return FileConfigStore(path, include_roots=include_roots)
-
-
-def _oauth_status(db_path: str) -> SqliteOAuthStatusReader:
-    from adapters.sqlite import SqliteOAuthStatusReader
-
-    return SqliteOAuthStatusReader(db_path)
-
-
-def _server_refs(db_path: str) -> SqliteServerRefs:
-    from adapters.sqlite.server_refs import SqliteServerRefs
-
-    return SqliteServerRefs(db_path)
 
 
 def _lease_store(db_path: str, clock: Clock) -> SqliteLeaseStore:
@@ -247,12 +219,14 @@ class Container(containers.DeclarativeContainer):
     config = providers.Configuration()
     env: providers.Provider[Mapping[str, str]] = providers.Object(os.environ)
     warn = providers.Object(print)
-    clock = providers.Singleton(SystemClock)
+    clock = providers.Singleton(composition.clock)
 
     # the OpenClaw config file and the state database
-    config_store = providers.Singleton(_file_config_store, config.config_path, include_roots=config.include_roots)
-    oauth_status = providers.Singleton(_oauth_status, config.state_db_path)
-    server_refs = providers.Singleton(_server_refs, config.state_db_path)
+    config_store = providers.Singleton(
+        composition.file_config_store, config.config_path, include_roots=config.include_roots
+    )
+    oauth_status = providers.Singleton(composition.oauth_status_at, config.state_db_path)
+    server_refs = providers.Singleton(composition.server_refs_at, config.state_db_path)
     lease_store = providers.Singleton(_lease_store, config.state_db_path, clock=clock)
     oauth_credentials = providers.Singleton(_oauth_credentials, config.state_db_path, leases=lease_store, clock=clock)
     device_identity_store = providers.Singleton(_device_identity_store, config.state_db_path, clock=clock)
@@ -268,7 +242,7 @@ class Container(containers.DeclarativeContainer):
     elicitation: providers.Provider[ElicitationHandler | None] = providers.Object(None)
     stdio_connector = providers.Singleton(_stdio_connector, environ=env, elicitation=elicitation)
     http_connector = providers.Singleton(_http_connector, oauth=oauth_hook, elicitation=elicitation)
-    collator = providers.Singleton(_collator)
+    collator = providers.Singleton(composition.collator)
 
     # the Gateway client (serve)
     gateway = providers.Singleton(_gateway, identity_store=device_identity_store, env=env)

@@ -28,32 +28,38 @@ from __future__ import annotations
 import errno
 import json
 import os
-import random
 import re
 import stat
 import sys
 import time
-import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
-
-import anyio
+from typing import TYPE_CHECKING, NamedTuple
 
 from application.errors import ConfigLockTimeout, ConfigStoreError
+
+if TYPE_CHECKING:
+    import random
 
 __all__ = [
     "LockPolicy",
     "SidecarLock",
+    "Sleep",
     "acquire_sidecar_lock",
+    "blocking_sleep",
     "lock_payload",
     "pid_definitely_dead",
     "process_start_time",
 ]
 
+Sleep = Callable[[float], Awaitable[None]]
+"""How lock waits pause: ``anyio.sleep`` (the default) or :func:`blocking_sleep`."""
+
 _MAX_LOCK_BYTES = 1024 * 1024
 _TOKEN_BITS = 128
-_ZOMBIE_STATE = re.compile(r"^State:\s+(\S)", re.MULTILINE)
-_SINGLE_THREAD = re.compile(r"^Threads:[ \t]+1[ \t]*$", re.MULTILINE)
+# Compiled on first use (``re``'s cache): only a lock naming a live-looking pid needs them.
+_ZOMBIE_STATE = r"^State:\s+(\S)"
+_SINGLE_THREAD = r"^Threads:[ \t]+1[ \t]*$"
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +90,7 @@ class LockPolicy:
         return min(max_ms, round(base * (1 + rng.random()))) / 1000
 
 
-@dataclass(frozen=True, slots=True)
-class _Snapshot:
+class _Snapshot(NamedTuple):  # a NamedTuple: cheaper to define than a dataclass (CLI start-up)
     raw: bytes
     identity: tuple[int, int]
     mtime: float
@@ -147,6 +152,8 @@ def process_start_time(pid: int) -> int | None:
 
 def _iso_now() -> str:
     """``new Date().toISOString()``: UTC, milliseconds, ``Z``."""
+    from datetime import UTC, datetime  # deferred (start-up): only writers take the lock
+
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
@@ -189,8 +196,8 @@ def _is_zombie(pid: int) -> bool:
             status = handle.read()
     except OSError:
         return False
-    state = _ZOMBIE_STATE.search(status)
-    return state is not None and state.group(1) == "Z" and _SINGLE_THREAD.search(status) is not None
+    state = re.search(_ZOMBIE_STATE, status, re.MULTILINE)
+    return state is not None and state.group(1) == "Z" and re.search(_SINGLE_THREAD, status, re.MULTILINE) is not None
 
 
 def pid_definitely_dead(pid: int) -> bool:
@@ -212,6 +219,8 @@ def _parse_created_at(value: str) -> float | None:
     text = value.strip()
     if text.endswith(("z", "Z")):
         text = text[:-1] + "+00:00"
+    from datetime import UTC, datetime
+
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
@@ -341,7 +350,7 @@ def _try_create(path: str, raw: bytes) -> SidecarLock | None:
     not at all, even if this process is killed meanwhile. Where hard links are unsupported the lock is
     created with ``O_CREAT | O_EXCL`` directly (what the reference does).
     """
-    staged = f"{path}.{os.getpid()}.{uuid.uuid4().hex}.tmp"
+    staged = f"{path}.{os.getpid()}.{os.urandom(16).hex()}.tmp"
     try:
         identity = _create_exclusive(staged, raw)
     except OSError:
@@ -395,11 +404,26 @@ def _guard_blocks(path: str, policy: LockPolicy, now: float) -> bool:
     return True
 
 
-async def acquire_sidecar_lock(target: str, policy: LockPolicy, rng: random.Random) -> SidecarLock:
+async def blocking_sleep(seconds: float) -> None:
+    """A lock wait that blocks the thread and never suspends the coroutine (for one-task processes that
+    drive coroutines without an event loop)."""
+    time.sleep(seconds)
+
+
+async def _event_loop_sleep(seconds: float) -> None:
+    import anyio  # deferred: processes that wait with ``blocking_sleep`` never import it
+
+    await anyio.sleep(seconds)
+
+
+async def acquire_sidecar_lock(
+    target: str, policy: LockPolicy, rng: random.Random, sleep: Sleep | None = None
+) -> SidecarLock:
     """Take ``<target>.lock``, waiting and reclaiming stale locks as described in the module docstring.
 
-    Raises ``ConfigLockTimeout`` when the retries run out, ``ConfigStoreError`` when the lock path is not a
-    regular file, ``OSError`` for other I/O failures. Cancellation while waiting leaves nothing behind.
+    Waits go through ``sleep`` (default ``anyio.sleep``). Raises ``ConfigLockTimeout`` when the retries run
+    out, ``ConfigStoreError`` when the lock path is not a regular file, ``OSError`` for other I/O failures.
+    Cancellation while waiting leaves nothing behind.
     """
     lock_path = f"{target}.lock"
     guard_path = f"{lock_path}.reclaim"
@@ -407,6 +431,7 @@ async def acquire_sidecar_lock(target: str, policy: LockPolicy, rng: random.Rand
     own_start = process_start_time(own_pid)
     attempt = 0
     guard_held = False
+    pause_for = sleep or _event_loop_sleep
 
     async def wait() -> None:
         nonlocal attempt
@@ -414,7 +439,7 @@ async def acquire_sidecar_lock(target: str, policy: LockPolicy, rng: random.Rand
             raise ConfigLockTimeout(f"file lock timeout for {target}")
         pause = policy.delay(attempt, rng)
         attempt += 1
-        await anyio.sleep(pause)
+        await pause_for(pause)
 
     try:
         while True:

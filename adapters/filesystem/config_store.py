@@ -14,24 +14,30 @@
   '<path>'``), chained with ``from``. Lock and write permission failures inside the config directory get
   the reference's ``OpenClaw cannot write to the config directory …`` sentence.
 
-File I/O is synchronous inside the async methods (small local files); only lock waits yield.
+File I/O is synchronous inside the async methods (small local files); only lock waits yield. With
+``inline=True`` (a one-task process driving the coroutines without an event loop, see
+``entrypoints.cli.inline``) nothing ever suspends: lock waits block the thread and there is no in-process
+task lock; anyio is then never imported.
 """
 
 from __future__ import annotations
 
 import errno
 import os
-import random
 import re
 import stat
-import uuid
 from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import TYPE_CHECKING
 
-import anyio
-
-from adapters.filesystem._lock import LockPolicy, SidecarLock, acquire_sidecar_lock, pid_definitely_dead
+from adapters.filesystem._lock import (
+    LockPolicy,
+    SidecarLock,
+    Sleep,
+    acquire_sidecar_lock,
+    blocking_sleep,
+    pid_definitely_dead,
+)
 from adapters.filesystem.includes import FileIncludeLoader
 from application.errors import ConfigStoreError
 from application.ports.config import ConfigEdit, ConfigFile, ConfigStore
@@ -199,7 +205,7 @@ def _rotate_backups(path: str, previous: bytes, temp_name: str) -> None:
 
 
 def _temp_name(path: str, kind: str) -> str:
-    return f".{os.path.basename(path)}.{kind}.{os.getpid()}.{uuid.uuid4().hex}.tmp"
+    return f".{os.path.basename(path)}.{kind}.{os.getpid()}.{os.urandom(16).hex()}.tmp"
 
 
 def _sweep_abandoned_temps(path: str) -> None:
@@ -216,6 +222,12 @@ def _sweep_abandoned_temps(path: str) -> None:
         match = pattern.match(name)
         if match is not None and pid_definitely_dead(int(match.group(1))):
             _remove_quietly(os.path.join(directory, name))
+
+
+def _task_lock() -> AbstractAsyncContextManager[object]:
+    import anyio  # deferred: inline stores never need it
+
+    return anyio.Lock()
 
 
 class _FileConfigEdit:
@@ -273,7 +285,7 @@ class FileConfigStore:
     """The config file at ``path`` (made absolute), with the reference's lock, atomic writes and backups.
 
     The keyword arguments tune the lock (defaults: the reference's 80 retries, 25–250 ms, factor 1.2,
-    stale after 30 s); ``rng`` seeds the wait jitter.
+    stale after 30 s); ``rng`` seeds the wait jitter. ``inline``: see the module docstring.
     """
 
     def __init__(
@@ -287,6 +299,7 @@ class FileConfigStore:
         lock_stale_after: float = 30.0,
         rng: random.Random | None = None,
         include_roots: Sequence[str] = (),
+        inline: bool = False,
     ) -> None:
         self._path = os.path.abspath(path)
         self._include_roots = tuple(include_roots)
@@ -297,8 +310,10 @@ class FileConfigStore:
             factor=lock_factor,
             stale_after=lock_stale_after,
         )
-        self._rng = rng if rng is not None else random.Random()
-        self._local = anyio.Lock()  # serialises this store's own edits before they reach the file lock
+        self._rng = rng  # created on the first edit when not given (reads never need it)
+        self._sleep: Sleep | None = blocking_sleep if inline else None
+        # Serialises this store's own edits (tasks of one process) before they reach the file lock.
+        self._local: AbstractAsyncContextManager[object] = nullcontext() if inline else _task_lock()
 
     @property
     def path(self) -> str:
@@ -349,7 +364,11 @@ class FileConfigStore:
             except OSError as exc:
                 raise ConfigStoreError(node_error_message(exc, "mkdir")) from exc
             try:
-                lock: SidecarLock = await acquire_sidecar_lock(self._path, self._policy, self._rng)
+                if self._rng is None:
+                    import random
+
+                    self._rng = random.Random()
+                lock: SidecarLock = await acquire_sidecar_lock(self._path, self._policy, self._rng, self._sleep)
             except OSError as exc:
                 raise self._write_error(exc, "open") from exc
             edit: _FileConfigEdit | None = None
@@ -373,5 +392,7 @@ class FileConfigStore:
 
 
 if TYPE_CHECKING:
+    import random
+
     _store: ConfigStore = FileConfigStore("/conformance/openclaw.json")
     _edit: ConfigEdit = _FileConfigEdit(FileConfigStore("/conformance/openclaw.json"), None)

@@ -1,17 +1,16 @@
 """Read-only access to the MCP OAuth store for status reporting (spec cli-registry §7.1, §7.11, §7.12).
 
 Opens the database with ``mode=ro``: a missing file or table reads as empty and nothing is ever created.
+``sqlite3`` is imported on the first query of an existing database (most CLI runs have none to read).
 """
 
 from __future__ import annotations
 
 import contextlib
-import sqlite3
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from adapters.sqlite._files import is_file
 from application.errors import OAuthStoreError
-from domain.oauth_store import StoreRowInvalid, decode_store_row
 
 __all__ = ["SqliteOAuthStatusReader"]
 
@@ -21,8 +20,11 @@ class SqliteOAuthStatusReader:
         self._db_path = db_path
 
     def _query(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        if not Path(self._db_path).is_file():
+        if not is_file(self._db_path):
             return []
+        import sqlite3
+        from pathlib import Path
+
         try:
             uri = Path(self._db_path).absolute().as_uri() + "?mode=ro"
             with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=5.0)) as conn:
@@ -38,6 +40,8 @@ class SqliteOAuthStatusReader:
         rows = self._query("SELECT format_version, store_json FROM mcp_oauth_stores WHERE store_key = ?", (store_key,))
         if not rows:
             return None
+        from domain.oauth_store import StoreRowInvalid, decode_store_row  # deferred: rows are rare
+
         try:
             return decode_store_row(store_key, rows[0][0], rows[0][1])
         except StoreRowInvalid as exc:
@@ -48,6 +52,8 @@ class SqliteOAuthStatusReader:
             "SELECT store_key, format_version, store_json FROM mcp_oauth_stores WHERE instr(store_key, ?) = 1",
             (prefix,),
         )
+        from domain.oauth_store import StoreRowInvalid, decode_store_row
+
         count = 0
         for key, version, text in rows:
             try:

@@ -4,9 +4,9 @@ touched; anything going wrong is ignored, as in the reference."""
 
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
 from typing import TYPE_CHECKING
+
+from adapters.sqlite._files import is_file
 
 __all__ = ["SqliteServerRefs"]
 
@@ -16,8 +16,10 @@ class SqliteServerRefs:
         self._db_path = db_path
 
     async def mark_independent(self, name: str, now_ms: int) -> None:
-        if not Path(self._db_path).is_file():
+        if not is_file(self._db_path):
             return
+        import sqlite3  # deferred: most writes happen without a state database
+
         try:
             with sqlite3.connect(self._db_path, timeout=5.0) as conn:
                 conn.execute(

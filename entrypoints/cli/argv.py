@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from entrypoints.cli.command_table import COMMANDS, GROUP_DESCRIPTION, Command, Option, find_command
+from entrypoints.cli.options import OPTION_TYPES, CommandOptions
+from entrypoints.cli.record import Record
 from jscompat.text import JS_LINE_TERMINATORS, js_trim, utf16_units
 
 __all__ = [
@@ -63,9 +64,12 @@ _NEGATIVE_NUMBER_RE = r"^-([0-9]+|[0-9]*\.[0-9]+)(e[+-]?[0-9]+)?$"
 _COMMIT_RE = r"[0-9a-fA-F]{7,40}"
 
 
-@dataclass(frozen=True, slots=True)
-class Parsed:
+class Parsed(Record):
     """A successfully parsed subcommand.
+
+    ``typed``: the command's options dataclass (``entrypoints.cli.options``), what the handlers use.
+    ``args`` and ``options`` hold the same values as commander does (``options`` is also the mapping
+    ``entrypoints.serve.cli.run_serve`` reads).
 
     ``args``: every declared argument by name (``name``, ``value``), None when an optional one is absent.
     ``options``: every option of the command by ``Option.key`` (snake_case of the long flag; ``--no-x`` →
@@ -77,15 +81,15 @@ class Parsed:
     command: str
     args: dict[str, str | None]
     options: dict[str, OptionValue]
+    typed: CommandOptions
 
     @property
     def json_output(self) -> bool:
         """The command's resolved JSON output mode (``--json`` given to a command that has it)."""
-        return self.options.get("json") is True
+        return getattr(self.typed, "json", False) is True
 
 
-@dataclass(frozen=True, slots=True)
-class HelpRequest:
+class HelpRequest(Record):
     """Help was asked for: exit 0, ``text`` on stdout. ``command`` None means the group help.
     ``banner``: 2026.9.6 prints its one-line banner first (explicit ``-h``/``--help``, ``help <sub>``);
     the bare ``openclaw mcp`` group help has none (§3.0.4)."""
@@ -312,7 +316,15 @@ def _parse_leaf(command: Command, pre_operands: list[str], tokens: list[str]) ->
         argument.name: operands[position] if position < len(operands) else None
         for position, argument in enumerate(command.arguments)
     }
-    return Parsed(command.name, args, values)
+    return Parsed(command.name, args, values, _typed(command.name, args, values))
+
+
+def _typed(name: str, args: dict[str, str | None], values: dict[str, OptionValue]) -> CommandOptions:
+    """The options dataclass of command ``name``; repeatable options become tuples."""
+    fields: dict[str, Any] = dict(args)
+    for key, value in values.items():
+        fields[key] = tuple(value) if isinstance(value, list) else value
+    return OPTION_TYPES[name](**fields)
 
 
 def _unknown_option(command: Command | None, flag: str) -> _CommanderError:

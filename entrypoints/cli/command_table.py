@@ -6,8 +6,9 @@ Descriptions and flag spellings are the 2026.9.6 ones (spec cli-registry §3.1�
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from entrypoints.cli.record import Record
 
 __all__ = [
     "COMMANDS",
@@ -26,8 +27,7 @@ OptionKind = Literal["flag", "negate", "value", "repeat"]
 ``value``: ``--x <v>`` (last occurrence wins); ``repeat``: ``--x <v>`` collected in order."""
 
 
-@dataclass(frozen=True, slots=True)
-class Option:
+class Option(Record):
     """One commander option. ``flags`` is written as commander shows it (``-v, --verbose``,
     ``--command <command>``, ``--no-probe``). ``help_default`` is the text commander appends as
     ``(default: …)`` in help (``false``, ``[]``, ``"auto"``), or None. ``default`` is the parsed value
@@ -73,8 +73,7 @@ class Option:
         return short[1:] if short is not None else self.long[2:]
 
 
-@dataclass(frozen=True, slots=True)
-class Argument:
+class Argument(Record):
     name: str
     required: bool
     description: str
@@ -84,8 +83,7 @@ class Argument:
         return f"<{self.name}>" if self.required else f"[{self.name}]"
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
+class Command(Record):
     name: str
     summary: str
     arguments: tuple[Argument, ...] = ()

@@ -1,38 +1,39 @@
-"""The registry subcommands: compose the use cases for one CLI process and print their results
-(spec cli-registry §3)."""
+"""The registry subcommands: run the use cases composed by ``entrypoints.composition`` and print their
+results (spec cli-registry §3).
+
+Commands that do not connect run inline (no event loop, see ``entrypoints.cli.inline``) unless a config
+write must hold the lifecycle lease (the state database exists); the others run under ``anyio.run``.
+"""
 
 from __future__ import annotations
 
-import os
-import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from adapters.collation import UcaCollator
-from adapters.filesystem.config_store import FileConfigStore
-from adapters.filesystem.host_files import OsHostFiles
-from adapters.filesystem.includes import include_roots
-from adapters.filesystem.paths import resolve_config_path, resolve_home, resolve_state_db_path
-from adapters.sqlite import SqliteOAuthStatusReader
-from adapters.sqlite.server_refs import SqliteServerRefs
-from application.config_service import ConfigService
-from application.doctor import Doctor
 from application.errors import CommandError
-from application.registry import (
-    AddRequest,
-    CandidateProbe,
-    ConfigureRequest,
-    Registry,
-    TransportWarnings,
-    not_found_message,
-)
-from domain.doctor import doctor_lines
-from domain.probe import probe_issue, probe_lines
-from domain.status import status_lines
+from application.registry import AddRequest, CandidateProbe, ConfigureRequest, Registry, not_found_message
+from entrypoints import composition
 from entrypoints.cli.argv import Parsed
 from entrypoints.cli.console import Console
+from entrypoints.cli.options import (
+    AddOptions,
+    CommandOptions,
+    ConfigureOptions,
+    DoctorOptions,
+    ListOptions,
+    LoginOptions,
+    LogoutOptions,
+    ProbeOptions,
+    ReloadOptions,
+    ServeOptions,
+    SetOptions,
+    ShowOptions,
+    StatusOptions,
+    ToolsOptions,
+    UnsetOptions,
+)
 
-__all__ = ["build_registry", "dispatch", "home_dir"]
+__all__ = ["build_registry", "dispatch", "home_dir", "runs_inline"]
 
 SCOPE_NOTE = (
     "Note: this command only shows OpenClaw-managed mcp.servers entries and does not include mcporter "
@@ -40,39 +41,34 @@ SCOPE_NOTE = (
 )
 
 
-class _WallClock:
-    def now_ms(self) -> int:
-        return time.time_ns() // 1_000_000
-
-
 def home_dir(env: Mapping[str, str]) -> str:
-    return resolve_home(env)
+    return composition.home_dir(env)
 
 
-def build_registry(env: Mapping[str, str], console: Console) -> Registry:
-    """The composition root of the registry commands (plain constructors; see module docstring)."""
-    store = FileConfigStore(resolve_config_path(env), include_roots=include_roots(env))
-    db_path = resolve_state_db_path(env)
-    lifecycle = None
-    if os.path.isfile(db_path):  # spec D5: the per-server lifecycle lease only when the state db exists
-        from adapters.sqlite.leases import SqliteLeaseStore
-
-        lifecycle = SqliteLeaseStore(db_path)
-    config = ConfigService(store, env, _WallClock(), console.err, SqliteServerRefs(db_path), lifecycle)
-    oauth = SqliteOAuthStatusReader(db_path)
-    return Registry(config, oauth, UcaCollator(), TransportWarnings(console.err), env)
+def _reads_only(options: CommandOptions) -> bool:
+    return isinstance(options, ListOptions | ShowOptions | StatusOptions | ReloadOptions)
 
 
-Handler = Callable[[Registry, Parsed, Console], Awaitable[int]]
+def runs_inline(options: CommandOptions, env: Mapping[str, str]) -> bool:
+    """Whether the command runs without an event loop: it does not connect, and it either never writes
+    the config or writes it without the lifecycle lease (no state database)."""
+    if _reads_only(options):
+        return True
+    if isinstance(options, SetOptions | UnsetOptions | ToolsOptions):
+        return not composition.state_db_exists(env)
+    if isinstance(options, ConfigureOptions | AddOptions):
+        return not options.probe and not composition.state_db_exists(env)
+    return False
 
 
-def _opt(parsed: Parsed, key: str) -> Any:
-    return parsed.options.get(key)
+def build_registry(env: Mapping[str, str], console: Console, options: CommandOptions, *, inline: bool) -> Registry:
+    """The registry for one command (adapters from ``entrypoints.composition``)."""
+    return composition.registry(env, console.err, inline=inline, lifecycle=not _reads_only(options))
 
 
-async def cmd_list(registry: Registry, parsed: Parsed, console: Console) -> int:
+async def cmd_list(registry: Registry, options: ListOptions, console: Console) -> int:
     analysis = await registry.load()
-    if _opt(parsed, "json"):
+    if options.json:
         console.json(analysis.servers)
         return 0
     if not analysis.servers:
@@ -92,9 +88,9 @@ async def cmd_list(registry: Registry, parsed: Parsed, console: Console) -> int:
     return 0
 
 
-async def cmd_show(registry: Registry, parsed: Parsed, console: Console) -> int:
+async def cmd_show(registry: Registry, options: ShowOptions, console: Console) -> int:
     analysis = await registry.load()
-    name = parsed.args.get("name")
+    name = options.name
     if name is not None:
         if name not in analysis.servers:
             raise CommandError(not_found_message(name, registry.path))
@@ -103,80 +99,76 @@ async def cmd_show(registry: Registry, parsed: Parsed, console: Console) -> int:
     else:
         document = analysis.servers
         header = f"OpenClaw-managed MCP servers ({registry.path}):"
-    if not _opt(parsed, "json"):
+    if not options.json:
         console.out(header)
     console.json(document)
     return 0
 
 
-async def cmd_status(registry: Registry, parsed: Parsed, console: Console) -> int:
+async def cmd_status(registry: Registry, options: StatusOptions, console: Console) -> int:
+    from domain.status import status_lines
+
     analysis = await registry.load()
     entries = await registry.status(analysis)
-    if _opt(parsed, "json"):
+    if options.json:
         console.json({"path": registry.path, "servers": entries})
         return 0
     if not entries:
         console.out(f"No MCP servers configured in {registry.path}.")
         return 0
     lines = [f"MCP server status ({registry.path}):"]
-    verbose = bool(_opt(parsed, "verbose"))
     for entry in entries:
-        lines += status_lines(entry, verbose=verbose)
+        lines += status_lines(entry, verbose=options.verbose)
     console.out("\n".join(lines))
     return 0
 
 
-async def cmd_set(registry: Registry, parsed: Parsed, console: Console) -> int:
-    name = parsed.args["name"] or ""
-    await registry.set_server(name, parsed.args["value"] or "")
+async def cmd_set(registry: Registry, options: SetOptions, console: Console) -> int:
+    name = options.name
+    await registry.set_server(name, options.value)
     console.out(f'Saved MCP server "{name}" to {registry.path}.')
     return 0
 
 
-async def cmd_unset(registry: Registry, parsed: Parsed, console: Console) -> int:
-    name = parsed.args["name"] or ""
+async def cmd_unset(registry: Registry, options: UnsetOptions, console: Console) -> int:
+    name = options.name
     await registry.unset_server(name)
     console.out(f'Removed MCP server "{name}" from {registry.path}.')
     return 0
 
 
-async def cmd_tools(registry: Registry, parsed: Parsed, console: Console) -> int:
-    name = parsed.args["name"] or ""
-    await registry.update_tools(name, _opt(parsed, "include"), _opt(parsed, "exclude"), bool(_opt(parsed, "clear")))
+async def cmd_tools(registry: Registry, options: ToolsOptions, console: Console) -> int:
+    name = options.name
+    await registry.update_tools(name, options.include, options.exclude, options.clear)
     console.out(f'Updated MCP tool selection for "{name}" in {registry.path}.')
     return 0
 
 
-_CONFIGURE_FIELDS = (
-    "enable",
-    "disable",
-    "include",
-    "exclude",
-    "clear_tools",
-    "timeout",
-    "connect_timeout",
-    "clear_timeouts",
-    "parallel",
-    "approval",
-    "auth",
-    "clear_auth",
-    "oauth_scope",
-    "oauth_redirect_url",
-    "oauth_client_metadata_url",
-    "ssl_verify",
-    "client_cert",
-    "client_key",
-    "clear_tls",
-)
-
-
-async def cmd_configure(registry: Registry, parsed: Parsed, console: Console) -> int:
-    name = parsed.args["name"] or ""
-    values = {key: parsed.options[key] for key in _CONFIGURE_FIELDS if parsed.options.get(key) is not None}
-    for flag in ("enable", "disable", "clear_tools", "clear_timeouts", "clear_auth", "clear_tls"):
-        values[flag] = bool(values.get(flag))
-    probe = candidate_probe(registry, console) if _opt(parsed, "probe") else None
-    removed = await registry.configure(name, ConfigureRequest(**values), probe)
+async def cmd_configure(registry: Registry, options: ConfigureOptions, console: Console) -> int:
+    name = options.name
+    request = ConfigureRequest(
+        enable=options.enable,
+        disable=options.disable,
+        include=options.include,
+        exclude=options.exclude,
+        clear_tools=options.clear_tools,
+        timeout=options.timeout,
+        connect_timeout=options.connect_timeout,
+        clear_timeouts=options.clear_timeouts,
+        parallel=options.parallel,
+        approval=options.approval,
+        auth=options.auth,
+        clear_auth=options.clear_auth,
+        oauth_scope=options.oauth_scope,
+        oauth_redirect_url=options.oauth_redirect_url,
+        oauth_client_metadata_url=options.oauth_client_metadata_url,
+        ssl_verify=options.ssl_verify,
+        client_cert=options.client_cert,
+        client_key=options.client_key,
+        clear_tls=options.clear_tls,
+    )
+    probe = candidate_probe(registry, console) if options.probe else None
+    removed = await registry.configure(name, request, probe)
     if removed:
         console.out(f'Removed disabled MCP override for "{name}" in {registry.path}.')
     else:
@@ -184,21 +176,24 @@ async def cmd_configure(registry: Registry, parsed: Parsed, console: Console) ->
     return 0
 
 
-async def cmd_doctor(registry: Registry, parsed: Parsed, console: Console) -> int:
+async def cmd_doctor(registry: Registry, options: DoctorOptions, console: Console) -> int:
+    from application.doctor import Doctor
+    from domain.doctor import doctor_lines
+
     analysis = await registry.load()
-    name = parsed.args.get("name")
+    name = options.name
     if name is not None and name not in analysis.servers:
         raise CommandError(not_found_message(name, registry.path))
     names = [name] if name is not None else registry.sorted_names(analysis.servers)
     probe = None
-    if _opt(parsed, "probe"):
+    if options.probe:
         from entrypoints.cli.probing import doctor_probe
 
         probe = doctor_probe(console, registry.env)
-    doctor = Doctor(OsHostFiles(), registry.oauth, registry.warnings, registry.env, probe)
+    doctor = Doctor(composition.host_files(), registry.oauth, registry.warnings, registry.env, probe)
     reports = await doctor.check_all(names, analysis.servers)
     ok = all(report["ok"] for report in reports)
-    if _opt(parsed, "json"):
+    if options.json:
         console.json({"path": registry.path, "ok": ok, "servers": reports})
     elif not reports:
         console.out(
@@ -212,34 +207,34 @@ async def cmd_doctor(registry: Registry, parsed: Parsed, console: Console) -> in
     return 0
 
 
-async def cmd_add(registry: Registry, parsed: Parsed, console: Console) -> int:
-    name = parsed.args["name"] or ""
-    o = parsed.options
+async def cmd_add(registry: Registry, options: AddOptions, console: Console) -> int:
+    name = options.name
     request = AddRequest(
-        command=o["command"],
-        args=tuple(o["arg"]),
-        env=tuple(o["env"]),
-        cwd=o["cwd"],
-        url=o["url"],
-        transport=o["transport"],
-        headers=tuple(o["header"]),
-        auth=o["auth"],
-        oauth_scope=o["oauth_scope"],
-        oauth_redirect_url=o["oauth_redirect_url"],
-        oauth_client_metadata_url=o["oauth_client_metadata_url"],
-        include=o["include"],
-        exclude=o["exclude"],
-        timeout=o["timeout"],
-        connect_timeout=o["connect_timeout"],
-        parallel=bool(o["parallel"]),
-        approval=o["approval"],
-        disabled=bool(o["disabled"]),
-        ssl_verify=o["ssl_verify"],
-        client_cert=o["client_cert"],
-        client_key=o["client_key"],
-        probe=bool(o["probe"]),
+        command=options.command,
+        args=options.arg,
+        env=options.env,
+        cwd=options.cwd,
+        url=options.url,
+        transport=options.transport,
+        headers=options.header,
+        auth=options.auth,
+        oauth_scope=options.oauth_scope,
+        oauth_redirect_url=options.oauth_redirect_url,
+        oauth_client_metadata_url=options.oauth_client_metadata_url,
+        include=options.include,
+        exclude=options.exclude,
+        timeout=options.timeout,
+        connect_timeout=options.connect_timeout,
+        parallel=options.parallel,
+        approval=options.approval,
+        disabled=options.disabled,
+        ssl_verify=options.ssl_verify,
+        client_cert=options.client_cert,
+        client_key=options.client_key,
+        probe=options.probe,
     )
-    saved = await registry.add_server(name, request, candidate_probe(registry, console))
+    probe = candidate_probe(registry, console) if options.probe else None
+    saved = await registry.add_server(name, request, probe)
     console.out(f'Saved MCP server "{name}" to {registry.path}.')
     if saved.get("auth") == "oauth":
         console.out(f"Run openclaw mcp login {name} to authorize this MCP server.")
@@ -252,10 +247,12 @@ def candidate_probe(registry: Registry, console: Console) -> CandidateProbe:
     return add_probe(registry.path, console, registry.env)
 
 
-async def cmd_probe(registry: Registry, parsed: Parsed, console: Console) -> int:
+async def cmd_probe(registry: Registry, options: ProbeOptions, console: Console) -> int:
+    from domain.probe import probe_issue, probe_lines
+
     analysis = await registry.load()
-    name = parsed.args.get("name")
-    as_json = bool(_opt(parsed, "json"))
+    name = options.name
+    as_json = options.json
     if name is not None:
         if name not in analysis.servers:
             raise CommandError(not_found_message(name, registry.path))
@@ -287,18 +284,14 @@ async def cmd_probe(registry: Registry, parsed: Parsed, console: Console) -> int
     return 0
 
 
-async def cmd_logout(registry: Registry, parsed: Parsed, console: Console) -> int:
-    from adapters.sqlite.leases import SqliteLeaseStore
-    from adapters.sqlite.oauth_store import SqliteOAuthCredentialStore
-
-    name = parsed.args["name"] or ""
-    db_path = resolve_state_db_path(registry.env)
-    await registry.logout(name, SqliteOAuthCredentialStore(db_path, SqliteLeaseStore(db_path)))
+async def cmd_logout(registry: Registry, options: LogoutOptions, console: Console) -> int:
+    name = options.name
+    await registry.logout(name, composition.credential_store(registry.env))
     console.out(f'MCP OAuth credentials cleared for "{name}".')
     return 0
 
 
-async def cmd_login(registry: Registry, parsed: Parsed, console: Console) -> int:
+async def cmd_login(registry: Registry, options: LoginOptions, console: Console) -> int:
     """``openclaw mcp login <name> [--code <code>]`` (spec cli-registry §3.10, §7.8)."""
     from contextlib import AsyncExitStack
 
@@ -307,7 +300,7 @@ async def cmd_login(registry: Registry, parsed: Parsed, console: Console) -> int
     from domain.transport import HttpConfig
     from entrypoints.oauth import http_oauth_protocol, server_of, sqlite_mcp_oauth
 
-    name = parsed.args["name"] or ""
+    name = options.name
     analysis = await registry.load()
     server = analysis.servers.get(name)
     if server is None:
@@ -325,13 +318,13 @@ async def cmd_login(registry: Registry, parsed: Parsed, console: Console) -> int
     config = registry.warnings.resolve(name, server).config
     if not isinstance(config, HttpConfig):
         raise CommandError(f'MCP server "{name}" needs a valid HTTP transport for OAuth login.')
-    oauth = sqlite_mcp_oauth(resolve_state_db_path(registry.env))
+    oauth = sqlite_mcp_oauth(composition.state_db_path(registry.env))
     target = server_of(name, config)
     saved = f'MCP OAuth credentials saved for "{name}".'
     manual = f"openclaw mcp login {name} --code <code>"
-    code = _opt(parsed, "code")
+    code = options.code
     async with http_oauth_protocol(config) as protocol:
-        if isinstance(code, str) and code:
+        if code:
             await oauth.login_complete(target, protocol, code)
             console.out(saved)
             return 0
@@ -375,36 +368,42 @@ async def cmd_serve(registry: Registry, parsed: Parsed, console: Console) -> int
     return await run_serve_command(registry, parsed, console)
 
 
-async def cmd_reload(registry: Registry, parsed: Parsed, console: Console) -> int:
+async def cmd_reload(registry: Registry, options: ReloadOptions, console: Console) -> int:
     await registry.load()
     console.out("Disposed cached MCP runtimes. Active agents use new MCP config on their next runtime build.")
     return 0
 
 
-async def cmd_not_yet(registry: Registry, parsed: Parsed, console: Console) -> int:
-    await registry.load()
-    raise NotImplementedError(f"openclaw mcp {parsed.command} is not implemented in this build yet.")
-
-
-_HANDLERS: dict[str, Handler] = {
-    "list": cmd_list,
-    "show": cmd_show,
-    "status": cmd_status,
-    "set": cmd_set,
-    "unset": cmd_unset,
-    "tools": cmd_tools,
-    "configure": cmd_configure,
-    "reload": cmd_reload,
-    "doctor": cmd_doctor,
-    "add": cmd_add,
-    "probe": cmd_probe,
-    "login": cmd_login,
-    "logout": cmd_logout,
-    "serve": cmd_serve,
-}
-
-
-async def dispatch(parsed: Parsed, env: Mapping[str, str], console: Console) -> int:
-    registry = build_registry(env, console)
-    handler = _HANDLERS.get(parsed.command, cmd_not_yet)
-    return await handler(registry, parsed, console)
+async def dispatch(parsed: Parsed, env: Mapping[str, str], console: Console, inline: bool = False) -> int:
+    """Compose the registry (``inline``: adapters that never suspend) and run the command's handler."""
+    options = parsed.typed
+    registry = build_registry(env, console, options, inline=inline)
+    match options:
+        case ListOptions():
+            return await cmd_list(registry, options, console)
+        case ShowOptions():
+            return await cmd_show(registry, options, console)
+        case StatusOptions():
+            return await cmd_status(registry, options, console)
+        case SetOptions():
+            return await cmd_set(registry, options, console)
+        case UnsetOptions():
+            return await cmd_unset(registry, options, console)
+        case ToolsOptions():
+            return await cmd_tools(registry, options, console)
+        case ConfigureOptions():
+            return await cmd_configure(registry, options, console)
+        case ReloadOptions():
+            return await cmd_reload(registry, options, console)
+        case DoctorOptions():
+            return await cmd_doctor(registry, options, console)
+        case AddOptions():
+            return await cmd_add(registry, options, console)
+        case ProbeOptions():
+            return await cmd_probe(registry, options, console)
+        case LoginOptions():
+            return await cmd_login(registry, options, console)
+        case LogoutOptions():
+            return await cmd_logout(registry, options, console)
+        case ServeOptions():
+            return await cmd_serve(registry, parsed, console)

@@ -6,10 +6,15 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
-from domain.redaction import redact_text_line
 from jscompat.jsjson import js_dumps
 
 __all__ = ["Console"]
+
+
+def _redacted(text: str) -> str:
+    from domain.redaction import redact_text_line  # deferred: JSON-only commands never load its patterns
+
+    return "".join(redact_text_line(line) + "\n" for line in text.split("\n"))
 
 
 class Console:
@@ -19,11 +24,11 @@ class Console:
 
     def out(self, text: str) -> None:
         """Print text lines to stdout, each redacted."""
-        self._stdout.write("".join(redact_text_line(line) + "\n" for line in text.split("\n")))
+        self._stdout.write(_redacted(text))
 
     def err(self, text: str) -> None:
         """Print text lines to stderr, each redacted."""
-        self._stderr.write("".join(redact_text_line(line) + "\n" for line in text.split("\n")))
+        self._stderr.write(_redacted(text))
 
     def json(self, document: Any) -> None:
         """Print one JSON document (``JSON.stringify(doc, null, 2)``) to stdout, unredacted."""

@@ -1,15 +1,15 @@
 """``openclaw mcp …``: argv → use case → printed result and exit code.
 
 Only this module knows the CLI's streams and exit codes. Commands that do not connect import nothing
-heavy: no MCP SDK, no pydantic, no dependency-injector (the composition here is plain constructor calls;
-the long-running ``serve`` side uses ``entrypoints.containers``).
+heavy: no asyncio, no anyio, no MCP SDK, no pydantic, no dependency-injector (they run inline, see
+``entrypoints.cli.inline``, over adapters from ``entrypoints.composition``; the long-running ``serve``
+side uses ``entrypoints.containers``).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-import traceback
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -58,9 +58,13 @@ def run(argv: Sequence[str], env: Mapping[str, str], console: Console) -> int:
 
     home = commands.home_dir(env)
     try:
-        import anyio
+        if commands.runs_inline(parsed.typed, env):
+            from entrypoints.cli.inline import run_inline
 
-        return anyio.run(commands.dispatch, parsed, env, console)
+            return run_inline(commands.dispatch(parsed, env, console, True))
+        import anyio  # deferred: only commands that connect, lease or run checks concurrently need a loop
+
+        return anyio.run(commands.dispatch, parsed, env, console, False)
     except InvalidConfigError as exc:
         shown = shorten_home(exc.path, home)
         console.err(invalid_config_block(shown, os.path.basename(exc.path), exc.analysis, json_mode=as_json))
@@ -95,7 +99,11 @@ def _uncaught(
     console: Console,
     as_json: bool,
 ) -> int:
-    stack = "".join(traceback.format_exception(exc)) if _debug(argv, env) else None
+    stack = None
+    if _debug(argv, env):
+        import traceback  # deferred: only the failure path with debugging on prints a stack
+
+        stack = "".join(traceback.format_exception(exc))
     console.err(uncaught_frame(reason, stack))
     if as_json:
         console.json(error_envelope(reason))

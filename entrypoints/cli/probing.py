@@ -9,7 +9,6 @@ from typing import Any
 
 import anyio
 
-from adapters.collation import UcaCollator
 from application.doctor import ProbeCheck
 from application.errors import CommandError
 from application.registry import CandidateProbe
@@ -17,6 +16,7 @@ from domain.catalog import Catalog
 from domain.doctor import DoctorIssue
 from domain.probe import APPROVAL_HINT, probe_issue, probe_result
 from domain.toolnames import build_tools_from_catalog
+from entrypoints import composition
 from entrypoints.cli.console import Console
 from entrypoints.runtime_api import SessionMcpRuntime
 
@@ -30,7 +30,7 @@ async def run_probe(
 ) -> dict[str, Any]:
     """Connect ``servers`` in one session runtime, read the catalog once, dispose, and return the
     ``probe --json`` document. Runtime warnings go to stderr as ``[bundle-mcp] …`` lines."""
-    collator = UcaCollator()
+    collator = composition.collator()
 
     def warn(text: str) -> None:
         console.err(f"[bundle-mcp] {text}")

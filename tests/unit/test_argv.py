@@ -629,3 +629,37 @@ def test_parsed_commands_without_json_are_never_json_mode() -> None:
     assert json_mode(["list"]) is False
     assert json_mode(["list", "--json"]) is True
     assert json_mode(["probe", "--json", "zzz"]) is True
+
+
+def test_every_command_has_an_options_dataclass_with_its_arguments_and_options() -> None:
+    from entrypoints.cli.options import OPTION_TYPES
+
+    assert set(OPTION_TYPES) == {command.name for command in COMMANDS}
+    for command in COMMANDS:
+        fields = list(OPTION_TYPES[command.name]._fields)
+        expected = [argument.name for argument in command.arguments] + [option.key for option in command.options]
+        assert sorted(fields) == sorted(dict.fromkeys(expected)), command.name
+
+
+def test_typed_options_hold_the_parsed_values() -> None:
+    from entrypoints.cli.options import AddOptions, ConfigureOptions, ListOptions, SetOptions, ShowOptions
+
+    added = _parsed(["add", "x", "--command", "c", "--arg", "-y", "--arg", "z", "--no-probe", "--parallel"]).typed
+    assert isinstance(added, AddOptions)
+    assert (added.name, added.command, added.arg, added.env, added.probe, added.parallel) == (
+        "x",
+        "c",
+        ("-y", "z"),
+        (),
+        False,
+        True,
+    )
+    assert _parsed(["list"]).typed == ListOptions(json=False)
+    assert _parsed(["show", "--json"]).typed == ShowOptions(name=None, json=True)
+    assert _parsed(["set", "a", "{}"]).typed == SetOptions(name="a", value="{}")
+    configured = _parsed(["configure", "x", "--no-parallel", "--probe"]).typed
+    assert isinstance(configured, ConfigureOptions)
+    assert (configured.parallel, configured.probe, configured.enable) == (False, True, False)
+    for argv in (["list", "--json"], ["status", "--json"], ["probe", "--json"], ["doctor", "--json"]):
+        assert _parsed(argv).json_output
+    assert not _parsed(["set", "a", "{}"]).json_output

@@ -1,6 +1,8 @@
 import random
 
 import pyuca
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from adapters.collation import UcaCollator
 
@@ -39,3 +41,20 @@ def test_sort_is_stable_for_equal_keys() -> None:
 
 def test_non_ascii_names_sort_between_ascii_ones() -> None:
     assert UcaCollator().sort(["z", "日本", "é", "e", "f"]) == ["e", "é", "f", "z", "日本"]
+
+
+_PYUCA = pyuca.Collator()
+_OURS = UcaCollator()  # one instance: a fresh one per example would rebuild pyuca's table for non-ASCII names
+_ASCII = st.text(alphabet=st.characters(min_codepoint=0x00, max_codepoint=0x7F), max_size=16)
+
+
+@given(_ASCII)
+@settings(max_examples=400, deadline=None)
+def test_property_ascii_keys_equal_pyuca(name: str) -> None:
+    assert _OURS.key(name) == _PYUCA.sort_key(name)
+
+
+@given(st.lists(st.one_of(_ASCII, st.text(max_size=8)), max_size=12))
+@settings(max_examples=300, deadline=None)
+def test_property_sort_order_equals_pyuca(names: list[str]) -> None:
+    assert _OURS.sort(names) == sorted(names, key=_PYUCA.sort_key)

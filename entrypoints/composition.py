@@ -1,0 +1,150 @@
+"""The registry's composition without a container: plain factory functions that build the adapters and
+use cases from the environment (config path, state database, include roots — ``adapters.filesystem.paths``).
+
+The dependency-injector container (``entrypoints.containers``) builds the same adapters through the
+path-level factories here (:func:`file_config_store`, :func:`oauth_status_at`, :func:`server_refs_at`,
+:func:`collator`, :func:`clock`), so each adapter is constructed in one place. The registry CLI calls the
+factories directly; it does not use the container because importing ``dependency_injector`` also imports
+asyncio and pydantic, which the commands that do not connect (``list``, ``show``, ``status``, ``set`` …)
+cannot afford at start-up. For the same reason the modules of adapters that need anyio (leases, OAuth
+credentials) are imported inside the functions that build them.
+
+``inline=True`` composes adapters that never suspend: the caller drives the coroutines with
+``entrypoints.cli.inline.run_inline`` (one process, one task, no event loop).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from adapters.clock import SystemClock
+from adapters.collation import UcaCollator
+from adapters.filesystem.config_store import FileConfigStore
+from adapters.filesystem.includes import include_roots
+from adapters.filesystem.paths import resolve_config_path, resolve_home, resolve_state_db_path
+from adapters.sqlite.oauth_status import SqliteOAuthStatusReader
+from adapters.sqlite.server_refs import SqliteServerRefs
+from application.config_service import ConfigService, Warn
+from application.registry import Registry, TransportWarnings
+
+if TYPE_CHECKING:
+    from adapters.filesystem.host_files import OsHostFiles
+    from adapters.sqlite.leases import SqliteLeaseStore
+    from adapters.sqlite.oauth_store import SqliteOAuthCredentialStore
+
+__all__ = [
+    "clock",
+    "collator",
+    "config_service",
+    "config_store",
+    "credential_store",
+    "file_config_store",
+    "home_dir",
+    "host_files",
+    "lifecycle_leases",
+    "oauth_status",
+    "oauth_status_at",
+    "registry",
+    "server_refs_at",
+    "state_db_exists",
+    "state_db_path",
+]
+
+
+def home_dir(env: Mapping[str, str]) -> str:
+    """The OpenClaw home (``OPENCLAW_HOME``, ``HOME`` …), e.g. to shorten printed paths to ``~/…``."""
+    return resolve_home(env)
+
+
+def state_db_path(env: Mapping[str, str]) -> str:
+    """The state database (``<state>/state/openclaw.sqlite``)."""
+    return resolve_state_db_path(env)
+
+
+def state_db_exists(env: Mapping[str, str]) -> bool:
+    """Whether the state database exists (config writes then hold the per-server lifecycle lease, D5)."""
+    return os.path.isfile(state_db_path(env))
+
+
+def clock() -> SystemClock:
+    return SystemClock()
+
+
+def collator() -> UcaCollator:
+    """Server-name order (the reference's ``localeCompare``)."""
+    return UcaCollator()
+
+
+def file_config_store(path: str, include_roots: Sequence[str], *, inline: bool = False) -> FileConfigStore:
+    """The config file store of ``path`` (``inline``: no task lock, blocking lock waits)."""
+    return FileConfigStore(path, include_roots=include_roots, inline=inline)
+
+
+def oauth_status_at(db_path: str) -> SqliteOAuthStatusReader:
+    """Read-only OAuth status of the state database at ``db_path`` (never creates it)."""
+    return SqliteOAuthStatusReader(db_path)
+
+
+def server_refs_at(db_path: str) -> SqliteServerRefs:
+    """The server references of the state database at ``db_path``."""
+    return SqliteServerRefs(db_path)
+
+
+def config_store(env: Mapping[str, str], *, inline: bool = False) -> FileConfigStore:
+    """The config file store (``OPENCLAW_CONFIG_PATH`` …, ``OPENCLAW_INCLUDE_ROOTS``)."""
+    return file_config_store(resolve_config_path(env), include_roots(env), inline=inline)
+
+
+def lifecycle_leases(env: Mapping[str, str]) -> SqliteLeaseStore | None:
+    """The per-server lifecycle lease store, only when the state database exists (spec D5). Needs an
+    event loop (imports anyio)."""
+    if not state_db_exists(env):
+        return None
+    from adapters.sqlite.leases import SqliteLeaseStore
+
+    return SqliteLeaseStore(state_db_path(env))
+
+
+def config_service(
+    env: Mapping[str, str], warn: Warn, *, inline: bool = False, lifecycle: bool = True
+) -> ConfigService:
+    """The config use case. ``lifecycle``: commits hold the lifecycle lease when the state database exists
+    (pass False for commands that never commit; an inline composition must not need the lease)."""
+    leases = lifecycle_leases(env) if lifecycle else None
+    if inline and leases is not None:
+        raise RuntimeError("internal error: the lifecycle lease needs an event loop; compose with inline=False")
+    refs = server_refs_at(state_db_path(env))
+    return ConfigService(config_store(env, inline=inline), env, clock(), warn, refs, leases)
+
+
+def oauth_status(env: Mapping[str, str]) -> SqliteOAuthStatusReader:
+    """Read-only OAuth status (never creates the database)."""
+    return oauth_status_at(state_db_path(env))
+
+
+def credential_store(env: Mapping[str, str]) -> SqliteOAuthCredentialStore:
+    """The OAuth credential store with its lease (needs an event loop)."""
+    from adapters.sqlite.leases import SqliteLeaseStore
+    from adapters.sqlite.oauth_store import SqliteOAuthCredentialStore
+
+    path = state_db_path(env)
+    return SqliteOAuthCredentialStore(path, SqliteLeaseStore(path))
+
+
+def host_files() -> OsHostFiles:
+    from adapters.filesystem.host_files import OsHostFiles
+
+    return OsHostFiles()
+
+
+def registry(env: Mapping[str, str], warn: Warn, *, inline: bool = False, lifecycle: bool = True) -> Registry:
+    """The registry use cases (list, show, status, set, unset, tools, configure, add, logout …)."""
+    return Registry(
+        config_service(env, warn, inline=inline, lifecycle=lifecycle),
+        oauth_status(env),
+        collator(),
+        TransportWarnings(warn),
+        env,
+    )
