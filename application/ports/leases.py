@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Literal, Protocol
-
-import anyio
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from application.errors import ApplicationError
+
+if TYPE_CHECKING:
+    import anyio
 
 __all__ = [
     "MAX_LEASE_MS",
