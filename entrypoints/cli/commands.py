@@ -25,7 +25,6 @@ from entrypoints.cli.options import (
     LogoutOptions,
     ProbeOptions,
     ReloadOptions,
-    ServeOptions,
     SetOptions,
     ShowOptions,
     StatusOptions,
@@ -362,12 +361,6 @@ async def cmd_login(registry: Registry, options: LoginOptions, console: Console)
     return 0
 
 
-async def cmd_serve(registry: Registry, parsed: Parsed, console: Console) -> int:
-    from entrypoints.serve.cli import cmd_serve as run_serve_command  # deferred: serve's own composition
-
-    return await run_serve_command(registry, parsed, console)
-
-
 async def cmd_reload(registry: Registry, options: ReloadOptions, console: Console) -> int:
     await registry.load()
     console.out("Disposed cached MCP runtimes. Active agents use new MCP config on their next runtime build.")
@@ -405,5 +398,5 @@ async def dispatch(parsed: Parsed, env: Mapping[str, str], console: Console, inl
             return await cmd_login(registry, options, console)
         case LogoutOptions():
             return await cmd_logout(registry, options, console)
-        case ServeOptions():
-            return await cmd_serve(registry, parsed, console)
+        case _:  # serve is routed by entrypoints.cli.main before the registry is composed
+            raise CommandError(f"internal error: no registry handler for {type(options).__name__}")

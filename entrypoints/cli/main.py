@@ -22,13 +22,7 @@ from application.errors import (
 )
 from entrypoints.cli.argv import Parsed, UsageError, parse, render_help
 from entrypoints.cli.console import Console
-from entrypoints.cli.render import (
-    error_envelope,
-    invalid_config_block,
-    invalid_config_envelope,
-    shorten_home,
-    uncaught_frame,
-)
+from entrypoints.cli.options import ServeOptions
 
 __all__ = ["main", "main_mcp", "run"]
 
@@ -45,19 +39,24 @@ def run(argv: Sequence[str], env: Mapping[str, str], console: Console) -> int:
     try:
         parsed = parse(argv)
     except UsageError as exc:
+        from entrypoints.cli import render  # deferred: only failure paths render frames and envelopes
+
         console.raw_err(exc.text)
         if exc.json:
-            console.json(error_envelope(exc.text))
+            console.json(render.error_envelope(exc.text))
         return 1
     if not isinstance(parsed, Parsed):
         console.raw_out(render_help(parsed, env))
         return 0
 
     as_json = parsed.json_output
-    from entrypoints.cli import commands  # deferred: keeps `--help` and usage errors instant
-
-    home = commands.home_dir(env)
     try:
+        if isinstance(parsed.typed, ServeOptions):  # the bridge composes itself (entrypoints.containers)
+            from entrypoints.serve.cli import serve_command
+
+            return serve_command(parsed.options, env)
+        from entrypoints.cli import commands  # deferred: keeps `--help` and usage errors instant
+
         if commands.runs_inline(parsed.typed, env):
             from entrypoints.cli.inline import run_inline
 
@@ -66,14 +65,19 @@ def run(argv: Sequence[str], env: Mapping[str, str], console: Console) -> int:
 
         return anyio.run(commands.dispatch, parsed, env, console, False)
     except InvalidConfigError as exc:
-        shown = shorten_home(exc.path, home)
-        console.err(invalid_config_block(shown, os.path.basename(exc.path), exc.analysis, json_mode=as_json))
+        from entrypoints.cli import render  # deferred: only failure paths render frames and envelopes
+        from entrypoints.composition import home_dir
+
+        shown = render.shorten_home(exc.path, home_dir(env))
+        console.err(render.invalid_config_block(shown, os.path.basename(exc.path), exc.analysis, json_mode=as_json))
         if as_json:
-            console.json(invalid_config_envelope(shown, exc.analysis))
+            console.json(render.invalid_config_envelope(shown, exc.analysis))
         return 1
     except CommandError as exc:
+        from entrypoints.cli import render  # deferred: only failure paths render frames and envelopes
+
         if as_json:
-            console.json(error_envelope(str(exc)))
+            console.json(render.error_envelope(str(exc)))
         else:
             console.err(str(exc))
         return 1
@@ -99,14 +103,16 @@ def _uncaught(
     console: Console,
     as_json: bool,
 ) -> int:
+    from entrypoints.cli import render  # deferred: only failure paths render frames and envelopes
+
     stack = None
     if _debug(argv, env):
         import traceback  # deferred: only the failure path with debugging on prints a stack
 
         stack = "".join(traceback.format_exception(exc))
-    console.err(uncaught_frame(reason, stack))
+    console.err(render.uncaught_frame(reason, stack))
     if as_json:
-        console.json(error_envelope(reason))
+        console.json(render.error_envelope(reason))
     return 1
 
 

@@ -11,12 +11,13 @@ Entry points:
 
 * :func:`run_serve` — the whole command as a coroutine over a container (tests override its providers, e.g.
   ``container.gateway``) and injectable stdio;
-* :func:`cmd_serve` — the handler signature of ``entrypoints.cli.commands._HANDLERS``;
+* :func:`serve_command` — what ``openclaw mcp serve`` runs (``entrypoints.cli.main`` routes it here);
 * :func:`main` — ``python -c "from entrypoints.serve.cli import main; main()" [serve options…]``.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import sys
@@ -37,7 +38,7 @@ from entrypoints.serve.errors import SHUTDOWN_FAILED_MESSAGE, failure_line
 from entrypoints.serve.secrets import resolve_gateway_auth_options
 from entrypoints.serve.transport import ByteSink, ByteSource, FdSink, FdSource, StdioTransport
 
-__all__ = ["cmd_serve", "main", "run_serve"]
+__all__ = ["main", "run_serve", "serve_command"]
 
 _VERBOSE_CLIENT_PREFIX = "gateway client "
 """Gateway client diagnostics printed only with ``--verbose`` (serve-bridge §11.3)."""
@@ -272,12 +273,10 @@ async def run_serve(
     return 0
 
 
-async def cmd_serve(registry: object, parsed: Any, console: object) -> int:
-    """``entrypoints.cli.commands`` handler: runs :func:`run_serve` on the real stdio (the registry and the
-    console are not used: serve writes JSON-RPC to the stdout file descriptor and its own stderr lines)."""
-    env = getattr(registry, "env", None)
-    environ: Mapping[str, str] = env if isinstance(env, Mapping) else os.environ
-    return await run_serve(parsed.options, environ, container=create_container(environ))
+def serve_command(options: Mapping[str, Any], env: Mapping[str, str]) -> int:
+    """``openclaw mcp serve`` from the registry CLI (``entrypoints.cli.main`` routes it here before loading the
+    registry commands): runs :func:`run_serve` on the real stdio with a container configured from ``env``."""
+    return anyio.run(functools.partial(run_serve, options, env, container=create_container(env)))
 
 
 def main(argv: Sequence[str] | None = None) -> None:
