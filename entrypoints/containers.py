@@ -10,9 +10,11 @@ Entrypoints make one container in their start-up function with :func:`create_con
 the environment) and take their adapters from it; tests override a provider with an in-memory adapter
 (``container.gateway.override(providers.Object(InMemoryGateway()))``).
 
-The registry-side providers (config store, OAuth status, server refs, collator, clock) call the
-dependency-free factories of ``entrypoints.composition``, which the short-lived registry CLI calls directly:
-importing dependency-injector costs more than the CLI's start-up budget.
+The registry CLI does not use the container (importing dependency-injector costs more than its start-up
+budget): it builds the same adapters with the dependency-free factories of ``entrypoints.composition``. The
+container does not import that module (it imports the registry use cases and several adapters at module
+level); its factories here import only their own adapter, so ``serve``'s config guard costs the config
+store and the config use case alone.
 """
 
 from __future__ import annotations
@@ -26,24 +28,27 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from application.config_service import ConfigService
-from application.ports.leases import MCP_OAUTH_LEASE, LeasePolicy
-from entrypoints import composition
-
 if TYPE_CHECKING:
+    from adapters.clock import SystemClock
+    from adapters.collation import UcaCollator
+    from adapters.filesystem.config_store import FileConfigStore
     from adapters.http import HttpMcpConnector
     from adapters.http._client import RequestAuth
     from adapters.http.oauth import HttpOAuthProtocol
     from adapters.http.oauth_callback import OAuthCallbackListener
     from adapters.sqlite.device_identity import SqliteDeviceIdentityStore
     from adapters.sqlite.leases import SqliteLeaseStore
+    from adapters.sqlite.oauth_status import SqliteOAuthStatusReader
     from adapters.sqlite.oauth_store import SqliteOAuthCredentialStore
+    from adapters.sqlite.server_refs import SqliteServerRefs
     from adapters.stdio import StdioMcpConnector
     from adapters.ws.gateway import WebsocketsGateway
+    from application.config_service import ConfigService
     from application.oauth import McpOAuth
     from application.ports.clock import Clock
+    from application.ports.config import ConfigStore, ServerRefs
     from application.ports.gateway import DeviceIdentityStore
-    from application.ports.leases import LeaseStore
+    from application.ports.leases import LeasePolicy, LeaseStore
     from application.ports.mcp import ElicitationHandler
     from application.ports.oauth import OAuthCredentialStore, OAuthServer
     from application.registry import Registry, TransportWarnings
@@ -92,6 +97,50 @@ from dependency_injector import containers, providers  # noqa: E402 - imported b
 # --- adapter factories (each imports its adapter on first use) -----------------------------------------
 
 
+def _clock() -> SystemClock:
+    from adapters.clock import SystemClock
+
+    return SystemClock()
+
+
+def _file_config_store(path: str, include_roots: list[str]) -> FileConfigStore:
+    from adapters.filesystem.config_store import FileConfigStore
+
+    return FileConfigStore(path, include_roots=include_roots)
+
+
+def _oauth_status(db_path: str) -> SqliteOAuthStatusReader:
+    """Read-only OAuth status of the state database (never creates it)."""
+    from adapters.sqlite.oauth_status import SqliteOAuthStatusReader
+
+    return SqliteOAuthStatusReader(db_path)
+
+
+def _server_refs(db_path: str) -> SqliteServerRefs:
+    from adapters.sqlite.server_refs import SqliteServerRefs
+
+    return SqliteServerRefs(db_path)
+
+
+def _collator() -> UcaCollator:
+    """Server-name order (the reference's ``localeCompare``)."""
+    from adapters.collation import UcaCollator
+
+    return UcaCollator()
+
+
+def _config_service(
+    store: ConfigStore,
+    env: Mapping[str, str],
+    clock: Clock,
+    warn: Callable[[str], None],
+    refs: ServerRefs | None = None,
+) -> ConfigService:
+    from application.config_service import ConfigService
+
+    return ConfigService(store, env, clock, warn, refs)
+
+
 def _lease_store(db_path: str, clock: Clock) -> SqliteLeaseStore:
     from adapters.sqlite.leases import SqliteLeaseStore
 
@@ -105,11 +154,13 @@ def _oauth_credentials(db_path: str, leases: LeaseStore, clock: Clock) -> Sqlite
 
 
 def _mcp_oauth(
-    store: OAuthCredentialStore, leases: LeaseStore, clock: Clock, policy: LeasePolicy = MCP_OAUTH_LEASE
+    store: OAuthCredentialStore, leases: LeaseStore, clock: Clock, policy: LeasePolicy | None = None
 ) -> McpOAuth:
+    """``policy``: the MCP OAuth lease unless given."""
     from application.oauth import McpOAuth
+    from application.ports.leases import MCP_OAUTH_LEASE
 
-    return McpOAuth(store, leases, clock, policy=policy)
+    return McpOAuth(store, leases, clock, policy=MCP_OAUTH_LEASE if policy is None else policy)
 
 
 def _oauth_protocol(config: HttpConfig | None = None, *, url: str | None = None) -> HttpOAuthProtocol:
@@ -219,14 +270,12 @@ class Container(containers.DeclarativeContainer):
     config = providers.Configuration()
     env: providers.Provider[Mapping[str, str]] = providers.Object(os.environ)
     warn = providers.Object(print)
-    clock = providers.Singleton(composition.clock)
+    clock = providers.Singleton(_clock)
 
     # the OpenClaw config file and the state database
-    config_store = providers.Singleton(
-        composition.file_config_store, config.config_path, include_roots=config.include_roots
-    )
-    oauth_status = providers.Singleton(composition.oauth_status_at, config.state_db_path)
-    server_refs = providers.Singleton(composition.server_refs_at, config.state_db_path)
+    config_store = providers.Singleton(_file_config_store, config.config_path, include_roots=config.include_roots)
+    oauth_status = providers.Singleton(_oauth_status, config.state_db_path)
+    server_refs = providers.Singleton(_server_refs, config.state_db_path)
     lease_store = providers.Singleton(_lease_store, config.state_db_path, clock=clock)
     oauth_credentials = providers.Singleton(_oauth_credentials, config.state_db_path, leases=lease_store, clock=clock)
     device_identity_store = providers.Singleton(_device_identity_store, config.state_db_path, clock=clock)
@@ -242,15 +291,15 @@ class Container(containers.DeclarativeContainer):
     elicitation: providers.Provider[ElicitationHandler | None] = providers.Object(None)
     stdio_connector = providers.Singleton(_stdio_connector, environ=env, elicitation=elicitation)
     http_connector = providers.Singleton(_http_connector, oauth=oauth_hook, elicitation=elicitation)
-    collator = providers.Singleton(composition.collator)
+    collator = providers.Singleton(_collator)
 
     # the Gateway client (serve)
     gateway = providers.Singleton(_gateway, identity_store=device_identity_store, env=env)
 
     # config service (config_loader: read-only use, e.g. serve's config guard, without server refs) and registry
-    config_loader = providers.Factory(ConfigService, store=config_store, env=env, clock=clock, warn=warn)
+    config_loader = providers.Factory(_config_service, store=config_store, env=env, clock=clock, warn=warn)
     config_service = providers.Factory(
-        ConfigService, store=config_store, env=env, clock=clock, warn=warn, refs=server_refs
+        _config_service, store=config_store, env=env, clock=clock, warn=warn, refs=server_refs
     )
     transport_warnings = providers.Singleton(_transport_warnings, warn)
     registry = providers.Factory(

@@ -24,10 +24,6 @@ from domain.bridge.approvals import (
     PendingRegistry,
     SweepReport,
 )
-from domain.bridge.conversations import (
-    lower_or_empty,
-    opt_str,
-)
 from domain.bridge.events import (
     APPROVAL_EVENT_TYPES,
     QUEUE_LIMIT,
@@ -41,7 +37,15 @@ from domain.bridge.events import (
     approval_event,
     project_session_message,
 )
-from jscompat.jsjson import js_to_string
+from domain.bridge.mode import (
+    CLAUDE_CHANNEL_MODES,
+    INVALID_CHANNEL_MODE_MESSAGE,
+    PERMISSION_REQUEST_METHOD,
+    ClaudeChannelMode,
+    InvalidClaudeChannelMode,
+    experimental_capabilities,
+    parse_claude_channel_mode,
+)
 from jscompat.text import JS_WHITESPACE
 from jscompat.undefined import UNDEFINED
 
@@ -69,45 +73,11 @@ __all__ = [
     "permission_notification",
 ]
 
-ClaudeChannelMode = Literal["auto", "on", "off"]
-CLAUDE_CHANNEL_MODES: Final[tuple[ClaudeChannelMode, ...]] = ("auto", "on", "off")
-INVALID_CHANNEL_MODE_MESSAGE: Final = 'Invalid --claude-channel-mode value. Use "auto", "on", or "off".'
-
 CHANNEL_NOTIFICATION_METHOD: Final = "notifications/claude/channel"
 PERMISSION_NOTIFICATION_METHOD: Final = "notifications/claude/channel/permission"
-PERMISSION_REQUEST_METHOD: Final = "notifications/claude/channel/permission_request"
 NON_TEXT_CONTENT: Final = "[non-text message]"
 
 PermissionBehavior = Literal["allow", "deny"]
-
-
-# --- mode (§3.3, §4.1, §8.1) ---------------------------------------------------------------------------
-
-
-class InvalidClaudeChannelMode(ValueError):
-    """``--claude-channel-mode`` is not ``auto``, ``on`` or ``off``; the message is the reference's."""
-
-    def __init__(self) -> None:
-        super().__init__(INVALID_CHANNEL_MODE_MESSAGE)
-
-
-def parse_claude_channel_mode(value: object = None) -> ClaudeChannelMode:
-    """The mode of a ``--claude-channel-mode`` value: numbers and booleans stringified, trimmed, blank or
-    missing → ``auto``, lower-cased. Raises :class:`InvalidClaudeChannelMode` for anything else."""
-    if isinstance(value, bool | int | float):
-        value = js_to_string(value)
-    mode = lower_or_empty(opt_str(value) or "auto")
-    for known in CLAUDE_CHANNEL_MODES:
-        if mode == known:
-            return known
-    raise InvalidClaudeChannelMode()
-
-
-def experimental_capabilities(mode: ClaudeChannelMode) -> dict[str, Any] | None:
-    """The ``experimental`` server capabilities: the two Claude channel entries unless the mode is ``off``."""
-    if mode == "off":
-        return None
-    return {"claude/channel": {}, "claude/channel/permission": {}}
 
 
 # --- notifications (§8.2, §8.4) ------------------------------------------------------------------------

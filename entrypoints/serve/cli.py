@@ -23,20 +23,23 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import anyio
+import anyio.abc
 
-from application.bridge.service import ChannelBridge
 from application.errors import ApplicationError, InvalidConfigError
-from application.ports.bridge import LineWriter
-from application.ports.gateway import Gateway, GatewayConnection, GatewayEvent, GatewaySettings
-from domain.bridge.channel import ClaudeChannelMode, InvalidClaudeChannelMode, parse_claude_channel_mode
+from domain.bridge.mode import ClaudeChannelMode, InvalidClaudeChannelMode, parse_claude_channel_mode
 from entrypoints.containers import Container, create_container
 from entrypoints.serve.dispatcher import McpDispatcher
 from entrypoints.serve.errors import SHUTDOWN_FAILED_MESSAGE, failure_line
 from entrypoints.serve.secrets import resolve_gateway_auth_options
 from entrypoints.serve.transport import ByteSink, ByteSource, FdSink, FdSource, StdioTransport
+
+if TYPE_CHECKING:
+    from application.bridge.service import ChannelBridge
+    from application.ports.bridge import LineWriter
+    from application.ports.gateway import Gateway, GatewayConnection, GatewayEvent, GatewaySettings
 
 __all__ = ["main", "run_serve", "serve_command"]
 
@@ -67,20 +70,22 @@ class _Stderr:
 _FIRST_INPUT_GRACE_S = 0.25
 """How long the bridge's start waits for the MCP client's first message (normally ``initialize``)."""
 
+_T = TypeVar("_T")
+
 
 def _after_first_input(
-    resolve: Callable[[], Awaitable[GatewaySettings]], first_input: Callable[[], Awaitable[None]]
-) -> Callable[[], Awaitable[GatewaySettings]]:
-    """The bridge's settings resolver, started once the MCP client's first message is answered (at most
-    :data:`_FIRST_INPUT_GRACE_S` later): resolving the target and importing the Gateway client block the event
-    loop for tens of milliseconds, which ``initialize`` need not wait for."""
+    step: Callable[[], Awaitable[_T]], first_input: Callable[[], Awaitable[None]]
+) -> Callable[[], Awaitable[_T]]:
+    """``step`` (the bridge's start), run once the MCP client's first message is answered (at most
+    :data:`_FIRST_INPUT_GRACE_S` later): building the bridge, resolving the Gateway target and importing the
+    Gateway client block the event loop for tens of milliseconds, which ``initialize`` need not wait for."""
 
-    async def resolve_settings() -> GatewaySettings:
+    async def deferred() -> _T:
         with anyio.move_on_after(_FIRST_INPUT_GRACE_S):
             await first_input()
-        return await resolve()
+        return await step()
 
-    return resolve_settings
+    return deferred
 
 
 class _DeferredGateway:
@@ -103,7 +108,17 @@ async def _load_config(
     container: Container, env: Mapping[str, str], stderr: _Stderr
 ) -> tuple[dict[str, Any], str] | int:
     """The config guard: the validated, env-substituted document and its path, or exit code 1 after printing
-    the invalid-config block (the ``Fix:`` variant, as the reference prints it for ``serve``)."""
+    the invalid-config block (the ``Fix:`` variant, as the reference prints it for ``serve``). A missing file
+    is an empty config (as ``ConfigService.load`` has it: no warnings), decided without loading the config
+    machinery."""
+    if not (container.config_loader.overridden or container.config_store.overridden):
+        path: str = container.config.config_path()
+        try:
+            os.stat(path)
+        except FileNotFoundError:
+            return {}, path  # what the loader makes of a missing file, without importing it (start-up cost)
+        except OSError:
+            pass  # the loader reports it
     from adapters.filesystem.paths import resolve_home
     from entrypoints.cli.render import invalid_config_block, shorten_home
 
@@ -139,11 +154,14 @@ async def _watch_signals(trigger: Callable[[], None]) -> None:
         receiver.__exit__(None, None, None)
 
 
-async def _close(bridge: ChannelBridge, server: McpDispatcher) -> BaseException | None:
-    """Close the bridge and the MCP server concurrently; one failure is the result, two are aggregated."""
+async def _close(bridge: ChannelBridge | None, server: McpDispatcher) -> BaseException | None:
+    """Close the bridge (when built) and the MCP server concurrently; one failure is the result, two are
+    aggregated."""
     errors: list[Exception] = []
 
     async def close_bridge() -> None:
+        if bridge is None:
+            return
         try:
             await bridge.close()
         except Exception as exc:  # reported through the failure line (§1.3)
@@ -199,6 +217,7 @@ async def run_serve(
 
     async def resolve_settings() -> GatewaySettings:
         from application.bridge.target import resolve_gateway_target  # deferred: see _after_first_input
+        from application.ports.gateway import GatewaySettings
 
         target = resolve_gateway_target(
             config=document,
@@ -225,41 +244,58 @@ async def run_serve(
     if stdin is None:
         fd_source = FdSource(0)
         stdin = fd_source
-    server = McpDispatcher(StdioTransport(stdin, stdout, on_close=shutdown.set), mode=mode)
-    bridge = ChannelBridge(
-        gateway=_DeferredGateway(container.gateway),
-        # An overridden Gateway client (in-memory) imports nothing: the bridge then starts at once.
-        resolve_settings=resolve_settings
-        if container.gateway.overridden
-        else _after_first_input(resolve_settings, server.wait_first_input),
-        notifier=server,
-        clock=container.clock(),
-        write_line=err.raw,
-        client_log=_client_log(err, verbose),
-        mode=mode,
-        verbose=verbose,
-    )
-    server.bind(bridge)
+    built: list[ChannelBridge] = []
+
+    def bridge() -> ChannelBridge:
+        """The bridge, built on first use: by the start step, or earlier by a message that needs it."""
+        if not built:
+            from application.bridge.service import ChannelBridge  # deferred: see _after_first_input
+
+            built.append(
+                ChannelBridge(
+                    gateway=_DeferredGateway(container.gateway),
+                    resolve_settings=resolve_settings,
+                    notifier=server,
+                    clock=container.clock(),
+                    write_line=err.raw,
+                    client_log=_client_log(err, verbose),
+                    mode=mode,
+                    verbose=verbose,
+                )
+            )
+        return built[0]
+
+    server = McpDispatcher(StdioTransport(stdin, stdout, on_close=shutdown.set), mode=mode, bridge=bridge)
     start_error: BaseException | None = None
     close_error: BaseException | None = None
 
-    async def watch_start() -> None:
+    async def watch_start(started: ChannelBridge) -> None:
         nonlocal start_error
         try:
-            await bridge.wait_started()
+            await started.wait_started()
         except Exception as exc:  # the start error (any kind) ends the process through the failure line
             start_error = exc
             shutdown.set()
 
+    async def start_bridge(tg: anyio.abc.TaskGroup) -> None:
+        if shutdown.is_set():
+            return  # closed before the start: nothing to connect
+        started = bridge()
+        await tg.start(started.run)
+        tg.start_soon(watch_start, started)
+
     try:
         async with anyio.create_task_group() as tg:
             await tg.start(server.run)
-            await tg.start(bridge.run)
+            if container.gateway.overridden:
+                # An overridden Gateway client (in-memory) imports nothing: the bridge then starts at once.
+                await start_bridge(tg)
+            else:
+                tg.start_soon(_after_first_input(functools.partial(start_bridge, tg), server.wait_first_input))
             if handle_signals:
                 tg.start_soon(_watch_signals, shutdown.set)
-            tg.start_soon(watch_start)
             await shutdown.wait()
-            close_error = await _close(bridge, server)
+            close_error = await _close(built[0] if built else None, server)
             tg.cancel_scope.cancel()
     finally:
         if fd_source is not None:

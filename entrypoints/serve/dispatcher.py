@@ -14,18 +14,15 @@ cancelled request) and start cheaply (no pydantic import before ``initialize`` i
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 import anyio.abc
 
-from application.bridge.errors import NotificationError
-from application.bridge.service import ChannelBridge, SentRequest
 from application.errors import ApplicationError
-from domain.bridge.channel import PERMISSION_REQUEST_METHOD, ClaudeChannelMode, experimental_capabilities
-from domain.bridge.texts import ToolResult, error_result
+from domain.bridge.mode import PERMISSION_REQUEST_METHOD, ClaudeChannelMode, experimental_capabilities
 from entrypoints.serve.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -49,6 +46,13 @@ from entrypoints.serve.tools import (
     validate_arguments,
 )
 from entrypoints.serve.transport import StdioTransport, TransportClosed
+
+if TYPE_CHECKING:
+    from application.bridge.service import ChannelBridge, SentRequest
+    from domain.bridge.texts import ToolResult
+
+# The bridge (application.bridge.service, domain.bridge.*) is imported on the first message that needs it,
+# not before ``initialize`` is answered.
 
 __all__ = [
     "LATEST_PROTOCOL_VERSION",
@@ -108,12 +112,20 @@ def _require_string(params: Mapping[str, Any] | None, key: str, *, optional: boo
 
 
 class McpDispatcher:
-    """One MCP session over a :class:`StdioTransport`; tools are served by a :class:`ChannelBridge` bound with
-    :meth:`bind`. Also the bridge's :class:`~application.ports.bridge.McpNotifier`."""
+    """One MCP session over a :class:`StdioTransport`; tools are served by the :class:`ChannelBridge` that
+    ``bridge`` (called on the first message that needs it) provides, or one bound with :meth:`bind`. Also the
+    bridge's :class:`~application.ports.bridge.McpNotifier`."""
 
-    def __init__(self, transport: StdioTransport, *, mode: ClaudeChannelMode) -> None:
+    def __init__(
+        self,
+        transport: StdioTransport,
+        *,
+        mode: ClaudeChannelMode,
+        bridge: Callable[[], ChannelBridge] | None = None,
+    ) -> None:
         self._transport = transport
         self._mode: ClaudeChannelMode = mode
+        self._provide_bridge = bridge
         self._bridge: ChannelBridge | None = None
         self._inflight: dict[tuple[str, str | int], list[_Inflight]] = {}
         self._idle = anyio.Event()
@@ -131,6 +143,11 @@ class McpDispatcher:
 
     def bind(self, bridge: ChannelBridge) -> None:
         self._bridge = bridge
+
+    def _current_bridge(self) -> ChannelBridge | None:
+        if self._bridge is None and self._provide_bridge is not None:
+            self._bridge = self._provide_bridge()
+        return self._bridge
 
     # --- lifecycle ---------------------------------------------------------------------------------
 
@@ -190,8 +207,10 @@ class McpDispatcher:
             request_id = params.get("requestId")
             if "requestId" in params and is_request_id(request_id):
                 self._cancel(id_key(request_id))
-        elif message.method == PERMISSION_REQUEST_METHOD and self._bridge is not None:
-            self._bridge.handle_permission_request(params)
+        elif message.method == PERMISSION_REQUEST_METHOD:
+            bridge = self._current_bridge()
+            if bridge is not None:
+                bridge.handle_permission_request(params)
 
     def _cancel(self, key: tuple[str, str | int]) -> None:
         for entry in self._inflight.get(key, []):
@@ -238,6 +257,8 @@ class McpDispatcher:
         try:
             await self._send(notification_message(method, params))
         except TransportClosed as exc:
+            from application.bridge.errors import NotificationError
+
             raise NotificationError(str(exc)) from exc
 
     # --- requests ----------------------------------------------------------------------------------
@@ -263,7 +284,7 @@ class McpDispatcher:
             call = self._prepare_call(params)
         except _InvalidParams as exc:
             return error_response(request.id, INVALID_PARAMS, str(exc))
-        if isinstance(call, ToolResult):
+        if not isinstance(call, _ToolCall):
             return result_response(request.id, call.to_json())
         if call.name in _SYNC_TOOLS:
             return result_response(request.id, call.run_now().to_json())
@@ -288,6 +309,8 @@ class McpDispatcher:
     def _prepare_call(self, params: Mapping[str, Any] | None) -> ToolResult | _ToolCall:
         """Check a ``tools/call``: the error result for an unknown tool, invalid arguments or a bridge that
         is not bound yet, else what to invoke. Raises ``_InvalidParams`` for malformed params."""
+        from domain.bridge.texts import error_result
+
         _require_string(params, "name")
         assert params is not None
         if "arguments" in params and not isinstance(params["arguments"], dict):
@@ -300,9 +323,10 @@ class McpDispatcher:
             args = validate_arguments(tool, params["arguments"]) if "arguments" in params else validate_arguments(tool)
         except ValidationFailed as exc:
             return error_result(invalid_arguments_text(name, str(exc)))
-        if self._bridge is None:
+        bridge = self._current_bridge()
+        if bridge is None:
             return error_result("Gateway client is not ready")
-        return _ToolCall(name, args, self._bridge)
+        return _ToolCall(name, args, bridge)
 
 
 _SYNC_TOOLS: Final = frozenset({"events_poll", "permissions_list_open"})
@@ -310,6 +334,8 @@ _SYNC_TOOLS: Final = frozenset({"events_poll", "permissions_list_open"})
 
 
 def _failure_result(exc: Exception) -> ToolResult:
+    from domain.bridge.texts import error_result
+
     if isinstance(exc, ApplicationError):
         return error_result(str(exc))
     return error_result(str(exc) or type(exc).__name__)  # the SDK turns any handler failure into an isError result

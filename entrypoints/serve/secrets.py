@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Final
 
 from adapters.filesystem.paths import resolve_home
-from domain.bridge.conversations import opt_str
 from entrypoints.serve.errors import CodedError
 from jscompat.text import js_trim
 
@@ -47,6 +46,14 @@ _UV_MESSAGES: Final = {
     errno.EOVERFLOW: "value too large for defined data type",
     errno.EAGAIN: "resource temporarily unavailable",
 }
+
+
+def _opt_str(value: object) -> str | None:
+    """``normalizeOptionalString``: a string trimmed, ``None`` when blank or not a string (as
+    ``domain.bridge.conversations.opt_str``, without importing the bridge's domain before ``initialize``)."""
+    if not isinstance(value, str):
+        return None
+    return js_trim(value) or None
 
 
 def _node_error(exc: OSError, syscall: str, path: str) -> CodedError:
@@ -136,8 +143,8 @@ def secret_flag_warning(flag: str) -> str:
 def _secret_option(
     direct: object, file: object, *, direct_flag: str, file_flag: str, label: str, env: Mapping[str, str]
 ) -> str | None:
-    direct_value = opt_str(direct)
-    file_value = opt_str(file)
+    direct_value = _opt_str(direct)
+    file_value = _opt_str(file)
     if direct_value and file_value:
         raise CodedError(f"Use either {direct_flag} or {file_flag} for {label}.")
     if file_value:
