@@ -37,22 +37,14 @@ from entrypoints.serve.jsonrpc import (
     parse_message,
     result_response,
 )
-from entrypoints.serve.tools import (
-    TOOLS_BY_NAME,
-    ValidationFailed,
-    invalid_arguments_text,
-    tools_list_result,
-    unknown_tool_text,
-    validate_arguments,
-)
 from entrypoints.serve.transport import StdioTransport, TransportClosed
 
 if TYPE_CHECKING:
     from application.bridge.service import ChannelBridge, SentRequest
     from domain.bridge.texts import ToolResult
 
-# The bridge (application.bridge.service, domain.bridge.*) is imported on the first message that needs it,
-# not before ``initialize`` is answered.
+# The bridge (application.bridge.service, domain.bridge.*) and the tool table are imported on the first
+# message that needs them, not before ``initialize`` is answered.
 
 __all__ = [
     "LATEST_PROTOCOL_VERSION",
@@ -279,6 +271,8 @@ class McpDispatcher:
             if method == "ping":
                 return result_response(request.id, {})
             if method == "tools/list":
+                from entrypoints.serve.tools import tools_list_result
+
                 _require_string(params, "cursor", optional=True)
                 return result_response(request.id, tools_list_result())
             call = self._prepare_call(params)
@@ -310,6 +304,13 @@ class McpDispatcher:
         """Check a ``tools/call``: the error result for an unknown tool, invalid arguments or a bridge that
         is not bound yet, else what to invoke. Raises ``_InvalidParams`` for malformed params."""
         from domain.bridge.texts import error_result
+        from entrypoints.serve.tools import (
+            TOOLS_BY_NAME,
+            ValidationFailed,
+            invalid_arguments_text,
+            unknown_tool_text,
+            validate_arguments,
+        )
 
         _require_string(params, "name")
         assert params is not None
