@@ -3,9 +3,10 @@
 Order (the reference's): the config guard (an invalid config prints the invalid-config block, exit 1), then
 ``--token``/``--password`` (files read, errors → failure line), the ``--token`` warnings, the Claude channel
 mode; then the MCP server is connected to stdio **first** and only then the bridge starts (Gateway target,
-device identity, connect). Any error up to and including the bridge start — or during close — prints
-``MCP server failed to start: …`` and exits 1. stdin end, a broken stdout, SIGINT and SIGTERM close
-gracefully (exit 0).
+device identity, connect). Start-up cost: the bridge is built (its modules imported) once the first message
+is answered, or earlier by a message that needs it; a missing config file is decided without the loader.
+Any error up to and including the bridge start — or during close — prints ``MCP server failed to start: …``
+and exits 1. stdin end, a broken stdout, SIGINT and SIGTERM close gracefully (exit 0).
 
 Entry points:
 
