@@ -7,7 +7,8 @@ path-level factories here (:func:`file_config_store`, :func:`oauth_status_at`, :
 factories directly; it does not use the container because importing ``dependency_injector`` also imports
 asyncio and pydantic, which the commands that do not connect (``list``, ``show``, ``status``, ``set`` …)
 cannot afford at start-up. For the same reason the modules of adapters that need anyio (leases, OAuth
-credentials) are imported inside the functions that build them.
+credentials) are imported inside the functions that build them — every adapter module is, so that the container can
+delegate to these factories without paying for adapters it never builds.
 
 ``inline=True`` composes adapters that never suspend: the caller drives the coroutines with
 ``entrypoints.cli.inline.run_inline`` (one process, one task, no event loop).
@@ -19,20 +20,19 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from adapters.clock import SystemClock
-from adapters.collation import UcaCollator
-from adapters.filesystem.config_store import FileConfigStore
-from adapters.filesystem.includes import include_roots
 from adapters.filesystem.paths import resolve_config_path, resolve_home, resolve_state_db_path
-from adapters.sqlite.oauth_status import SqliteOAuthStatusReader
-from adapters.sqlite.server_refs import SqliteServerRefs
-from application.config_service import ConfigService, Warn
-from application.registry import Registry, TransportWarnings
 
 if TYPE_CHECKING:
+    from adapters.clock import SystemClock
+    from adapters.collation import UcaCollator
+    from adapters.filesystem.config_store import FileConfigStore
     from adapters.filesystem.host_files import OsHostFiles
     from adapters.sqlite.leases import SqliteLeaseStore
+    from adapters.sqlite.oauth_status import SqliteOAuthStatusReader
     from adapters.sqlite.oauth_store import SqliteOAuthCredentialStore
+    from adapters.sqlite.server_refs import SqliteServerRefs
+    from application.config_service import ConfigService, Warn
+    from application.registry import Registry
 
 __all__ = [
     "clock",
@@ -69,31 +69,44 @@ def state_db_exists(env: Mapping[str, str]) -> bool:
 
 
 def clock() -> SystemClock:
+    """The wall clock."""
+    from adapters.clock import SystemClock
+
     return SystemClock()
 
 
 def collator() -> UcaCollator:
     """Server-name order (the reference's ``localeCompare``)."""
+    from adapters.collation import UcaCollator
+
     return UcaCollator()
 
 
 def file_config_store(path: str, include_roots: Sequence[str], *, inline: bool = False) -> FileConfigStore:
     """The config file store of ``path`` (``inline``: no task lock, blocking lock waits)."""
+    from adapters.filesystem.config_store import FileConfigStore
+
     return FileConfigStore(path, include_roots=include_roots, inline=inline)
 
 
 def oauth_status_at(db_path: str) -> SqliteOAuthStatusReader:
     """Read-only OAuth status of the state database at ``db_path`` (never creates it)."""
+    from adapters.sqlite.oauth_status import SqliteOAuthStatusReader
+
     return SqliteOAuthStatusReader(db_path)
 
 
 def server_refs_at(db_path: str) -> SqliteServerRefs:
     """The server references of the state database at ``db_path``."""
+    from adapters.sqlite.server_refs import SqliteServerRefs
+
     return SqliteServerRefs(db_path)
 
 
 def config_store(env: Mapping[str, str], *, inline: bool = False) -> FileConfigStore:
     """The config file store (``OPENCLAW_CONFIG_PATH`` …, ``OPENCLAW_INCLUDE_ROOTS``)."""
+    from adapters.filesystem.includes import include_roots
+
     return file_config_store(resolve_config_path(env), include_roots(env), inline=inline)
 
 
@@ -115,6 +128,8 @@ def config_service(
     leases = lifecycle_leases(env) if lifecycle else None
     if inline and leases is not None:
         raise RuntimeError("internal error: the lifecycle lease needs an event loop; compose with inline=False")
+    from application.config_service import ConfigService
+
     refs = server_refs_at(state_db_path(env))
     return ConfigService(config_store(env, inline=inline), env, clock(), warn, refs, leases)
 
@@ -141,6 +156,8 @@ def host_files() -> OsHostFiles:
 
 def registry(env: Mapping[str, str], warn: Warn, *, inline: bool = False, lifecycle: bool = True) -> Registry:
     """The registry use cases (list, show, status, set, unset, tools, configure, add, logout …)."""
+    from application.registry import Registry, TransportWarnings
+
     return Registry(
         config_service(env, warn, inline=inline, lifecycle=lifecycle),
         oauth_status(env),

@@ -29,18 +29,13 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from adapters.clock import SystemClock
-    from adapters.collation import UcaCollator
-    from adapters.filesystem.config_store import FileConfigStore
     from adapters.http import HttpMcpConnector
     from adapters.http._client import RequestAuth
     from adapters.http.oauth import HttpOAuthProtocol
     from adapters.http.oauth_callback import OAuthCallbackListener
     from adapters.sqlite.device_identity import SqliteDeviceIdentityStore
     from adapters.sqlite.leases import SqliteLeaseStore
-    from adapters.sqlite.oauth_status import SqliteOAuthStatusReader
     from adapters.sqlite.oauth_store import SqliteOAuthCredentialStore
-    from adapters.sqlite.server_refs import SqliteServerRefs
     from adapters.stdio import StdioMcpConnector
     from adapters.ws.gateway import WebsocketsGateway
     from application.config_service import ConfigService
@@ -94,39 +89,10 @@ _import_dependency_injector()
 
 from dependency_injector import containers, providers  # noqa: E402 - imported by the function above
 
-# --- adapter factories (each imports its adapter on first use) -----------------------------------------
+from entrypoints import composition  # noqa: E402 - imports no adapter at module level
 
-
-def _clock() -> SystemClock:
-    from adapters.clock import SystemClock
-
-    return SystemClock()
-
-
-def _file_config_store(path: str, include_roots: list[str]) -> FileConfigStore:
-    from adapters.filesystem.config_store import FileConfigStore
-
-    return FileConfigStore(path, include_roots=include_roots)
-
-
-def _oauth_status(db_path: str) -> SqliteOAuthStatusReader:
-    """Read-only OAuth status of the state database (never creates it)."""
-    from adapters.sqlite.oauth_status import SqliteOAuthStatusReader
-
-    return SqliteOAuthStatusReader(db_path)
-
-
-def _server_refs(db_path: str) -> SqliteServerRefs:
-    from adapters.sqlite.server_refs import SqliteServerRefs
-
-    return SqliteServerRefs(db_path)
-
-
-def _collator() -> UcaCollator:
-    """Server-name order (the reference's ``localeCompare``)."""
-    from adapters.collation import UcaCollator
-
-    return UcaCollator()
+# --- adapter factories (each imports its adapter on first use; the registry side's come from
+# entrypoints.composition, which the registry CLI calls directly) ------------------------------------------
 
 
 def _config_service(
@@ -270,12 +236,14 @@ class Container(containers.DeclarativeContainer):
     config = providers.Configuration()
     env: providers.Provider[Mapping[str, str]] = providers.Object(os.environ)
     warn = providers.Object(print)
-    clock = providers.Singleton(_clock)
+    clock = providers.Singleton(composition.clock)
 
     # the OpenClaw config file and the state database
-    config_store = providers.Singleton(_file_config_store, config.config_path, include_roots=config.include_roots)
-    oauth_status = providers.Singleton(_oauth_status, config.state_db_path)
-    server_refs = providers.Singleton(_server_refs, config.state_db_path)
+    config_store = providers.Singleton(
+        composition.file_config_store, config.config_path, include_roots=config.include_roots
+    )
+    oauth_status = providers.Singleton(composition.oauth_status_at, config.state_db_path)
+    server_refs = providers.Singleton(composition.server_refs_at, config.state_db_path)
     lease_store = providers.Singleton(_lease_store, config.state_db_path, clock=clock)
     oauth_credentials = providers.Singleton(_oauth_credentials, config.state_db_path, leases=lease_store, clock=clock)
     device_identity_store = providers.Singleton(_device_identity_store, config.state_db_path, clock=clock)
@@ -291,7 +259,7 @@ class Container(containers.DeclarativeContainer):
     elicitation: providers.Provider[ElicitationHandler | None] = providers.Object(None)
     stdio_connector = providers.Singleton(_stdio_connector, environ=env, elicitation=elicitation)
     http_connector = providers.Singleton(_http_connector, oauth=oauth_hook, elicitation=elicitation)
-    collator = providers.Singleton(_collator)
+    collator = providers.Singleton(composition.collator)
 
     # the Gateway client (serve)
     gateway = providers.Singleton(_gateway, identity_store=device_identity_store, env=env)
