@@ -8,8 +8,6 @@ instead of Node's IDNA mapping table; ASCII hosts are exact.
 
 from __future__ import annotations
 
-import unicodedata
-
 from jscompat._url_percent import (
     _ASCII_DIGIT,
     _ASCII_HEX,
@@ -213,6 +211,8 @@ _BIDI_LTR_ALLOWED = frozenset({"L", "EN", "ES", "CS", "ET", "ON", "BN", "NSM"})
 
 def _bidi_label_ok(label: str) -> bool:
     """The Bidi rule of RFC 5893 for one label of a domain containing right-to-left characters."""
+    import unicodedata  # deferred: only non-ASCII hosts need the Unicode tables (≈2 ms to load)
+
     if not label:
         return True
     classes = [unicodedata.bidirectional(c) for c in label]
@@ -235,6 +235,8 @@ def _domain_to_ascii(domain: str) -> str:
     if domain.isascii():
         result = domain.lower()
     else:
+        import unicodedata  # deferred: only non-ASCII hosts need the Unicode tables (≈2 ms to load)
+
         # Approximation of UTS #46 (non-transitional): NFKC_Casefold, Punycode non-ASCII labels.
         mapped = "".join(c for c in domain.translate(_IDEOGRAPHIC_STOPS) if c not in _IDNA_IGNORED)
         if any(not c.isascii() and "." in unicodedata.normalize("NFKC", c) for c in mapped):

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from application.errors import CommandError
-from application.registry import AddRequest, CandidateProbe, ConfigureRequest, Registry, not_found_message
+from application.registry import CandidateProbe, Registry, not_found_message
 from entrypoints import composition
 from entrypoints.cli.argv import Parsed
 from entrypoints.cli.console import Console
@@ -145,6 +145,8 @@ async def cmd_tools(registry: Registry, options: ToolsOptions, console: Console)
 
 async def cmd_configure(registry: Registry, options: ConfigureOptions, console: Console) -> int:
     name = options.name
+    from application.server_flags import ConfigureRequest  # deferred: only add/configure build requests
+
     request = ConfigureRequest(
         enable=options.enable,
         disable=options.disable,
@@ -208,6 +210,8 @@ async def cmd_doctor(registry: Registry, options: DoctorOptions, console: Consol
 
 async def cmd_add(registry: Registry, options: AddOptions, console: Console) -> int:
     name = options.name
+    from application.server_flags import AddRequest  # deferred: only add/configure build requests
+
     request = AddRequest(
         command=options.command,
         args=options.arg,

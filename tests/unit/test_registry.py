@@ -20,7 +20,8 @@ from application.errors import (
     InvalidConfigError,
     WriteRejectedError,
 )
-from application.registry import ConfigureRequest, Registry, TransportWarnings
+from application.registry import Registry, TransportWarnings
+from application.server_flags import ConfigureRequest
 from domain.names import operator_store_key
 
 pytestmark = pytest.mark.asyncio
