@@ -19,7 +19,7 @@ from domain.flag_values import (
 )
 from jscompat.jsjson import js_string
 
-if TYPE_CHECKING:  # the OAuth port imports the lease port, which imports anyio
+if TYPE_CHECKING:  # annotations only: the registry commands start without the ports' and flags' classes
     from application.ports.collation import Collator
     from application.ports.oauth import OAuthCredentialStore, OAuthStatusReader
     from application.server_flags import AddRequest, ConfigureRequest

@@ -5,7 +5,7 @@ only: the other registry commands start without it."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from application.errors import CommandError
@@ -26,8 +26,15 @@ __all__ = [
     "apply_configure",
     "build_added_server",
     "merge_tool_filter",
+    "same_named_fields",
     "value_or_command_error",
 ]
+
+
+def same_named_fields(request: type[Any], source: object, *, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The values of ``source``'s attributes named like the fields of the ``request`` dataclass (except
+    ``skip``): a command's parsed options carry every flag of its request under the same name."""
+    return {field.name: getattr(source, field.name) for field in fields(request) if field.name not in skip}
 
 
 @dataclass(frozen=True, slots=True)

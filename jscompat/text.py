@@ -8,6 +8,7 @@ __all__ = [
     "JS_WHITESPACE",
     "join_surrogate_pairs",
     "js_trim",
+    "js_trim_or_none",
     "to_well_formed",
     "utf16_key",
     "utf16_len",
@@ -29,6 +30,13 @@ JS_LINE_TERMINATORS = "\n\r\u2028\u2029"
 def js_trim(text: str) -> str:
     """``text.trim()`` as JavaScript does it."""
     return text.strip(JS_WHITESPACE)
+
+
+def js_trim_or_none(value: object) -> str | None:
+    """A string ``trim()``med, ``None`` when blank or not a string (OpenClaw's ``normalizeOptionalString``)."""
+    if not isinstance(value, str):
+        return None
+    return value.strip(JS_WHITESPACE) or None
 
 
 def utf16_len(text: str) -> int:

@@ -4,7 +4,7 @@
 the WHATWG URL Standard's basic URL parser (without a base URL), the URL serialiser and the setters the
 redactor needs (``username``, ``password``, ``pathname``, ``search``, ``hash``). The record is in
 ``_url_record``, the host parser in ``_url_host``; ``URLSearchParams`` and ``encodeURIComponent`` live in
-:mod:`jscompat.urlencoded` and are importable from here too.
+:mod:`jscompat.urlencoded`.
 
 Covered exactly: special schemes (``http``, ``https``, ``ws``, ``wss``, ``ftp``, ``file``) and
 non-special ones (``mailto:x``, ``foo://h/p``, ``foo:bar``); validity; lower-casing of scheme and host;
@@ -45,25 +45,14 @@ from jscompat._url_record import (
     _Record,
     is_special_scheme,
 )
-from jscompat.urlencoded import (
-    decode_uri_component,
-    encode_uri_component,
-    search_params,
-    search_params_set,
-    serialize_search_params,
-)
+from jscompat.urlencoded import serialize_search_params
 
 __all__ = [
     "SPECIAL_SCHEME_PORTS",
     "Url",
     "can_parse_url",
-    "decode_uri_component",
-    "encode_uri_component",
     "is_special_scheme",
     "parse_url",
-    "search_params",
-    "search_params_set",
-    "serialize_search_params",
     "set_hash",
     "set_password",
     "set_pathname",
@@ -405,29 +394,26 @@ def set_pathname(url: Url, value: str) -> Url:
 
 def set_search(url: Url, value: str) -> Url:
     """``url.search = value``."""
-    record = _Record.of(url)
-    if value == "":
-        record.query = None
-        _strip_trailing_spaces_from_opaque_path(record)
-        return record.freeze()
-    record.query = ""
-    try:
-        return _basic_parse(value[1:] if value.startswith("?") else value, record, _State.QUERY).freeze()
-    except _Failure:  # pragma: no cover - the query state never fails
-        return url
+    return _set_query_or_fragment(url, value, "?", "query", _State.QUERY)
 
 
 def set_hash(url: Url, value: str) -> Url:
     """``url.hash = value``."""
+    return _set_query_or_fragment(url, value, "#", "fragment", _State.FRAGMENT)
+
+
+def _set_query_or_fragment(url: Url, value: str, sigil: str, part: str, state: int) -> Url:
+    """The ``search``/``hash`` setters: empty clears the part; else one leading ``sigil`` is dropped and the
+    rest parsed from ``state``."""
     record = _Record.of(url)
     if value == "":
-        record.fragment = None
+        setattr(record, part, None)
         _strip_trailing_spaces_from_opaque_path(record)
         return record.freeze()
-    record.fragment = ""
+    setattr(record, part, "")
     try:
-        return _basic_parse(value[1:] if value.startswith("#") else value, record, _State.FRAGMENT).freeze()
-    except _Failure:  # pragma: no cover - the fragment state never fails
+        return _basic_parse(value.removeprefix(sigil), record, state).freeze()
+    except _Failure:  # pragma: no cover - the query and fragment states never fail
         return url
 
 

@@ -1,4 +1,4 @@
-"""``pathlib.Path.is_file`` without importing pathlib (the registry CLI's start-up path)."""
+"""Facts about the state database file, cheap to import (the registry CLI's start-up path)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import errno
 import os
 import stat
 
-__all__ = ["is_file"]
+__all__ = ["is_file", "read_only_uri"]
 
 _IGNORED = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
 
@@ -22,3 +22,10 @@ def is_file(path: str) -> bool:
         return False
     except ValueError:
         return False
+
+
+def read_only_uri(path: str) -> str:
+    """The ``file:`` URI that opens the database at ``path`` read-only (``sqlite3.connect(…, uri=True)``)."""
+    from pathlib import Path  # deferred: only an existing database is opened
+
+    return Path(path).absolute().as_uri() + "?mode=ro"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Any
 
-from adapters.sqlite._files import is_file
+from adapters.sqlite._files import is_file, read_only_uri
 from application.errors import OAuthStoreError
 
 __all__ = ["SqliteOAuthStatusReader"]
@@ -23,11 +23,9 @@ class SqliteOAuthStatusReader:
         if not is_file(self._db_path):
             return []
         import sqlite3
-        from pathlib import Path
 
         try:
-            uri = Path(self._db_path).absolute().as_uri() + "?mode=ro"
-            with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=5.0)) as conn:
+            with contextlib.closing(sqlite3.connect(read_only_uri(self._db_path), uri=True, timeout=5.0)) as conn:
                 return conn.execute(sql, params).fetchall()
         except sqlite3.OperationalError as exc:
             if "no such table" in str(exc):

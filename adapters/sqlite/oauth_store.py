@@ -15,7 +15,6 @@ import copy
 import os
 import sqlite3
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
@@ -29,6 +28,7 @@ from adapters.sqlite._db import (
     StateDbWriter,
     open_state_db,
 )
+from adapters.sqlite._files import is_file, read_only_uri
 from adapters.sqlite.leases import require_lease_owned
 from application.errors import OAuthStoreError
 from application.ports.clock import Clock
@@ -129,13 +129,10 @@ class SqliteOAuthCredentialStore:
 
     def _read_only(self, step: Callable[[sqlite3.Connection, int], _T], missing: _T) -> _T:
         """Run ``step(conn, now)`` on a read-only connection; ``missing`` when the file or a table is absent."""
-        path = Path(self._db_path)
-        if not path.is_file():
+        if not is_file(self._db_path):
             return missing
         try:
-            conn = sqlite3.connect(
-                path.absolute().as_uri() + "?mode=ro", uri=True, timeout=self._busy_timeout_ms / 1000
-            )
+            conn = sqlite3.connect(read_only_uri(self._db_path), uri=True, timeout=self._busy_timeout_ms / 1000)
         except sqlite3.Error as exc:
             raise _unavailable(exc) from exc
         try:
@@ -246,7 +243,7 @@ class SqliteOAuthCredentialStore:
 
     def _delete_pending_prefix(self, prefix: str) -> None:
         # Nothing to delete without a database or table: create neither.
-        if not Path(self._db_path).is_file():
+        if not is_file(self._db_path):
             return
         try:
             conn = open_state_db(self._db_path, busy_timeout_ms=self._busy_timeout_ms)

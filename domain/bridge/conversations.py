@@ -21,7 +21,7 @@ from typing import Any, Final, TypeGuard
 
 from jscompat.jsjson import JsonValue, js_to_string, js_truthy
 from jscompat.numbers import is_safe_integer
-from jscompat.text import js_trim
+from jscompat.text import js_trim, js_trim_or_none
 from jscompat.undefined import UNDEFINED
 
 __all__ = [
@@ -54,12 +54,8 @@ __all__ = [
 # --- §0.4 normalisation functions ----------------------------------------------------------------------
 
 
-def opt_str(value: object) -> str | None:
-    """``normalizeOptionalString``: a string trimmed, ``None`` (UNDEFINED) when blank or not a string."""
-    if not isinstance(value, str):
-        return None
-    trimmed = js_trim(value)
-    return trimmed or None
+opt_str = js_trim_or_none
+"""``normalizeOptionalString``: a string trimmed, ``None`` (UNDEFINED) when blank or not a string."""
 
 
 def opt_lower(value: object) -> str | None:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from domain.redaction._js import CI, INVISIBLE, JS_WORD_BEFORE, WS, lazy_regex, strip_separators
 from domain.redaction._mask import MASK, mask_token, split_secret_value
 from domain.redaction._query import is_sensitive_url_query_param_name
-from jscompat import urls as _u
+from jscompat import urlencoded as _qs
 
 __all__ = ["redact_assignments", "redact_form_body"]
 
@@ -44,7 +44,7 @@ _LINE_BREAK = lazy_regex(r"(\r\n|\r|\n)")
 def _normalize_body_key(value: str) -> str:
     stripped = strip_separators(value)
     try:
-        return strip_separators(_u.decode_uri_component(stripped)).lower().replace("-", "_")
+        return strip_separators(_qs.decode_uri_component(stripped)).lower().replace("-", "_")
     except ValueError:
         return stripped.lower().replace("-", "_")
 

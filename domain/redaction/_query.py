@@ -4,6 +4,7 @@ Node's ``URLSearchParams`` decodes a query string."""
 from __future__ import annotations
 
 from domain.redaction._js import lazy_regex, strip_separators, to_code_units
+from jscompat import urlencoded as _qs
 from jscompat import urls as _u
 
 __all__ = ["MAX_DEPTH", "is_sensitive_url_query_param_name", "node_search_params"]
@@ -27,7 +28,7 @@ def _normalize_query_name(name: str) -> tuple[str, bool]:
     current = strip_separators(name)
     for _ in range(MAX_DEPTH + 1):
         try:
-            decoded = strip_separators(_u.decode_uri_component(current))
+            decoded = strip_separators(_qs.decode_uri_component(current))
         except ValueError:
             return current.strip().lower().replace("-", "_"), "%" in current
         if decoded == current:
@@ -53,7 +54,7 @@ def _node_form_decode(text: str) -> str:
     if not _VALID_ESCAPE().search(text):
         return text
     try:
-        return _u.decode_uri_component(text)
+        return _qs.decode_uri_component(text)
     except ValueError:
         pass
     units = to_code_units(text)

@@ -10,6 +10,7 @@ import re
 from domain.redaction._js import CI, JS_WORD_BEFORE, WS, lazy_regex, search_index
 from domain.redaction._mask import MASK
 from domain.redaction._query import MAX_DEPTH, is_sensitive_url_query_param_name, node_search_params
+from jscompat import urlencoded as _qs
 from jscompat import urls as _u
 
 __all__ = ["redact_sensitive_url", "redact_url_text"]
@@ -70,7 +71,7 @@ def _redact_direct_url(value: str) -> str:
     changed = False
     for key, _ in list(pairs):
         if is_sensitive_url_query_param_name(key):
-            pairs = _u.search_params_set(pairs, key, MASK)
+            pairs = _qs.search_params_set(pairs, key, MASK)
             changed = True
     if changed:
         parsed = _u.set_search_params(parsed, pairs)
@@ -97,7 +98,7 @@ def _redact_query_string(value: str, depth: int) -> str:
         redacted.append((new_key, new_value))
     if not mutated:
         return value
-    return _u.serialize_search_params(redacted)
+    return _qs.serialize_search_params(redacted)
 
 
 def _redact_fallback_pair(m: re.Match[str]) -> str:
@@ -210,13 +211,13 @@ def _redact_fragment(value: str, depth: int) -> str:
     if not _looks_like_nested_url(fallback):
         return fallback
     try:
-        decoded = _u.decode_uri_component(fallback)
+        decoded = _qs.decode_uri_component(fallback)
     except ValueError:
         return MASK
     if decoded == fallback:
         return fallback
     redacted = _redact_fragment(decoded, depth + 1)
-    return fallback if redacted == decoded else _u.encode_uri_component(redacted)
+    return fallback if redacted == decoded else _qs.encode_uri_component(redacted)
 
 
 def _redact_encoded_nested_path(value: str, depth: int) -> str:
@@ -225,7 +226,7 @@ def _redact_encoded_nested_path(value: str, depth: int) -> str:
     if depth > MAX_DEPTH:
         return MASK
     try:
-        decoded = _u.decode_uri_component(value)
+        decoded = _qs.decode_uri_component(value)
     except ValueError:
         return MASK
     if decoded == value:
@@ -284,7 +285,7 @@ def _redact_encoded_url_like(value: str, depth: int) -> str:
     if depth > MAX_DEPTH:
         return MASK
     try:
-        decoded = _u.decode_uri_component(value)
+        decoded = _qs.decode_uri_component(value)
     except ValueError:
         return MASK
     if decoded == value:
@@ -308,13 +309,13 @@ def _redact_nested_value(value: str, depth: int) -> str:
     if parsed_whole:
         return value
     try:
-        decoded = _u.decode_uri_component(value)
+        decoded = _qs.decode_uri_component(value)
     except ValueError:
         return MASK
     if decoded == value or not _looks_like_nested_url(decoded):
         return value
     redacted = _redact_nested_value(decoded, depth + 1)
-    return value if redacted == decoded else _u.encode_uri_component(redacted)
+    return value if redacted == decoded else _qs.encode_uri_component(redacted)
 
 
 def redact_sensitive_url(text: str) -> str:

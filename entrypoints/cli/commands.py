@@ -145,29 +145,9 @@ async def cmd_tools(registry: Registry, options: ToolsOptions, console: Console)
 
 async def cmd_configure(registry: Registry, options: ConfigureOptions, console: Console) -> int:
     name = options.name
-    from application.server_flags import ConfigureRequest  # deferred: only add/configure build requests
+    from application.server_flags import ConfigureRequest, same_named_fields  # deferred: add/configure only
 
-    request = ConfigureRequest(
-        enable=options.enable,
-        disable=options.disable,
-        include=options.include,
-        exclude=options.exclude,
-        clear_tools=options.clear_tools,
-        timeout=options.timeout,
-        connect_timeout=options.connect_timeout,
-        clear_timeouts=options.clear_timeouts,
-        parallel=options.parallel,
-        approval=options.approval,
-        auth=options.auth,
-        clear_auth=options.clear_auth,
-        oauth_scope=options.oauth_scope,
-        oauth_redirect_url=options.oauth_redirect_url,
-        oauth_client_metadata_url=options.oauth_client_metadata_url,
-        ssl_verify=options.ssl_verify,
-        client_cert=options.client_cert,
-        client_key=options.client_key,
-        clear_tls=options.clear_tls,
-    )
+    request = ConfigureRequest(**same_named_fields(ConfigureRequest, options))
     probe = candidate_probe(registry, console) if options.probe else None
     removed = await registry.configure(name, request, probe)
     if removed:
@@ -210,31 +190,10 @@ async def cmd_doctor(registry: Registry, options: DoctorOptions, console: Consol
 
 async def cmd_add(registry: Registry, options: AddOptions, console: Console) -> int:
     name = options.name
-    from application.server_flags import AddRequest  # deferred: only add/configure build requests
+    from application.server_flags import AddRequest, same_named_fields  # deferred: add/configure only
 
     request = AddRequest(
-        command=options.command,
-        args=options.arg,
-        env=options.env,
-        cwd=options.cwd,
-        url=options.url,
-        transport=options.transport,
-        headers=options.header,
-        auth=options.auth,
-        oauth_scope=options.oauth_scope,
-        oauth_redirect_url=options.oauth_redirect_url,
-        oauth_client_metadata_url=options.oauth_client_metadata_url,
-        include=options.include,
-        exclude=options.exclude,
-        timeout=options.timeout,
-        connect_timeout=options.connect_timeout,
-        parallel=options.parallel,
-        approval=options.approval,
-        disabled=options.disabled,
-        ssl_verify=options.ssl_verify,
-        client_cert=options.client_cert,
-        client_key=options.client_key,
-        probe=options.probe,
+        **same_named_fields(AddRequest, options, skip=("args", "headers")), args=options.arg, headers=options.header
     )
     probe = candidate_probe(registry, console) if options.probe else None
     saved = await registry.add_server(name, request, probe)

@@ -16,7 +16,7 @@ from typing import Final
 
 from adapters.filesystem.paths import resolve_home
 from entrypoints.serve.errors import CodedError
-from jscompat.text import js_trim
+from jscompat.text import js_trim, js_trim_or_none
 
 __all__ = [
     "SECRET_FILE_MAX_BYTES",
@@ -46,14 +46,6 @@ _UV_MESSAGES: Final = {
     errno.EOVERFLOW: "value too large for defined data type",
     errno.EAGAIN: "resource temporarily unavailable",
 }
-
-
-def _opt_str(value: object) -> str | None:
-    """``normalizeOptionalString``: a string trimmed, ``None`` when blank or not a string (as
-    ``domain.bridge.conversations.opt_str``, without importing the bridge's domain before ``initialize``)."""
-    if not isinstance(value, str):
-        return None
-    return js_trim(value) or None
 
 
 def _node_error(exc: OSError, syscall: str, path: str) -> CodedError:
@@ -143,8 +135,8 @@ def secret_flag_warning(flag: str) -> str:
 def _secret_option(
     direct: object, file: object, *, direct_flag: str, file_flag: str, label: str, env: Mapping[str, str]
 ) -> str | None:
-    direct_value = _opt_str(direct)
-    file_value = _opt_str(file)
+    direct_value = js_trim_or_none(direct)
+    file_value = js_trim_or_none(file)
     if direct_value and file_value:
         raise CodedError(f"Use either {direct_flag} or {file_flag} for {label}.")
     if file_value:

@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import pytest
 
-from jscompat.urls import (
-    Url,
-    can_parse_url,
+from jscompat.urlencoded import (
     decode_uri_component,
     encode_uri_component,
-    parse_url,
     search_params,
     search_params_set,
     serialize_search_params,
+)
+from jscompat.urls import (
+    Url,
+    can_parse_url,
+    parse_url,
     set_hash,
     set_password,
     set_pathname,
