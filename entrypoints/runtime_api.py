@@ -7,6 +7,13 @@
 
 ``servers`` is an ``mcp.servers`` map (name → definition, as in ``openclaw.json``); disabled entries are
 skipped. ``SessionMcpRuntime.from_openclaw_config()`` reads it from the OpenClaw config file instead.
+
+Tool policy and the ``before_tool_call`` boundary (tool-policy-and-lifecycle.md §2–§3): ``config`` (the
+OpenClaw config document: ``tools``, ``agents``), ``agent_id`` and ``session_key`` select the policy that
+filters the tools and excludes servers before connecting; ``hooks`` (an
+``application.tool_boundary.HookRegistry``) run before every execution; ``approvals`` (a ``PluginApprovals``
+route such as ``entrypoints.approvals.gateway_plugin_approvals``) answers their ``requireApproval`` —
+without one, approval requests are denied (decision D-SR2).
 The runtime's adapters (the stdio and HTTP connectors, the OAuth hook, the clock, the collator) come from a
 container (``entrypoints.containers``) made for each runtime.
 """
@@ -14,20 +21,28 @@ container (``entrypoints.containers``) made for each runtime.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+import uuid
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from application.ports.mcp import McpConnection, McpConnector, McpEvent
 from application.runtime import RuntimeServices, SessionConfig, SessionRuntime
+from application.runtime.tool_gate import ToolGate, ToolGateSettings
 from domain.bundle_mcp import BundleMcpResult, kept_data_dirs, merge_with_config
 from domain.content import AgentToolResult, project_call_result
+from domain.names import assign_safe_server_names
 from domain.toolnames import AgentToolSpec, build_tools_from_catalog
 from domain.transport import HttpConfig, StdioConfig
 from domain.utility_tools import json_tool_result, parse_prompts_get_args, parse_resources_read_args, prompt_tool_result
 from entrypoints.containers import Container, create_container
+
+if TYPE_CHECKING:
+    from application.ports.approvals import PluginApprovals
+    from application.tool_boundary import ApprovalMode, CancelSignal, HookRegistry
+    from domain.tool_policy import PolicyTool
 
 __all__ = ["McpTool", "SessionMcpRuntime", "TransportConnector", "enabled_servers", "runtime_container"]
 
@@ -92,6 +107,18 @@ def _session_servers(
     return merge_with_config(bundle or {}, servers, overrides)
 
 
+def _tool_gate(
+    settings: ToolGateSettings,
+    hooks: HookRegistry | None,
+    approvals: PluginApprovals | None,
+    warn: Callable[[str], None],
+) -> ToolGate:
+    from application.tool_boundary import HookRegistry, ToolBoundary
+
+    boundary = ToolBoundary(hooks if hooks is not None else HookRegistry(), approvals=approvals, log=warn)
+    return ToolGate(replace(settings, boundary=boundary), warn=warn)
+
+
 @dataclass(frozen=True, slots=True)
 class McpTool:
     """One model-facing tool: ``name`` (``<server>__<tool>``), ``description``, ``parameters`` (the
@@ -100,6 +127,7 @@ class McpTool:
     spec: AgentToolSpec
     runtime: SessionRuntime
     key: Callable[[str], Any]
+    gate: ToolGate
 
     @property
     def name(self) -> str:
@@ -113,11 +141,33 @@ class McpTool:
     def parameters(self) -> Any:
         return self.spec.parameters
 
-    async def execute(self, arguments: Mapping[str, Any] | None = None) -> AgentToolResult:
-        """Run the tool; MCP failures raise (``McpError`` and runtime errors), tool errors come back as a
-        result with ``isError`` in its details."""
-        spec, args = self.spec, dict(arguments or {})
-        self.runtime.mark_used()
+    async def execute(
+        self,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        tool_call_id: str | None = None,
+        cancel: CancelSignal | None = None,
+    ) -> AgentToolResult:
+        """Run the tool through the ``before_tool_call`` boundary (the hooks see ``tool_call_id``, default: a
+        fresh UUID). MCP failures raise (``McpError`` and runtime errors), tool errors come back as a result
+        with ``isError`` in its details; a hook's veto comes back as the blocked result (``details.status ==
+        "blocked"``) and no MCP request is sent; a hook failure or a denied approval raises
+        ``application.tool_boundary.ToolCallBlocked`` with the reason."""
+        outcome = await self.gate.call(
+            tool_name=self.spec.name,
+            params=dict(arguments) if isinstance(arguments, Mapping) else ({} if arguments is None else arguments),
+            tool_call_id=tool_call_id or str(uuid.uuid4()),
+            execute=self._run,
+            cancel=cancel,
+        )
+        if isinstance(outcome, AgentToolResult):
+            return outcome
+        content = outcome.get("content") or ()
+        return AgentToolResult(content=tuple(content), details=dict(outcome.get("details") or {}))
+
+    async def _run(self, params: Any) -> AgentToolResult:
+        spec, args = self.spec, dict(params) if isinstance(params, Mapping) else {}
+        self.runtime.mark_used()  # only an execution counts as use (a vetoed call does not, §1.3)
         server = spec.server_name
         if spec.operation == "tool":
             result = await self.runtime.call_tool(server, spec.tool_name, args)
@@ -149,6 +199,16 @@ class SessionMcpRuntime:
         bundle: BundleMcpResult | None = None,
         tool_overrides: Mapping[str, Any] | None = None,
         container: Container | None = None,
+        config: Mapping[str, Any] | None = None,
+        agent_id: str | None = None,
+        session_key: str | None = None,
+        run_id: str | None = None,
+        tools_allow: Sequence[str] | None = None,
+        sandboxed: bool = False,
+        other_tools: Sequence[PolicyTool] = (),
+        hooks: HookRegistry | None = None,
+        approvals: PluginApprovals | None = None,
+        approval_mode: ApprovalMode = "gateway",
     ) -> None:
         """``bundle``: the plugin-bundle servers as ``adapters.filesystem.bundle_mcp.load_bundle_mcp`` read
         them (each diagnostic is warned once, ``<plugin id>: <message>``); ``tool_overrides``: the session's
@@ -170,10 +230,30 @@ class SessionMcpRuntime:
         if bundle is not None:
             for plugin_id, message in bundle.diagnostics:
                 services.warn(f"{plugin_id}: {message}")  # printed as "[bundle-mcp] <text>" by the CLI
+        self._gate = _tool_gate(
+            ToolGateSettings(
+                config=config or {},
+                agent_id=agent_id,
+                session_key=session_key,
+                session_id=session_id,
+                run_id=run_id,
+                tools_allow=tools_allow,
+                sandboxed=sandboxed,
+                other_tools=other_tools,
+                approval_mode=approval_mode,
+            ),
+            hooks,
+            approvals,
+            services.warn,
+        )
+        session_servers = _session_servers(servers, bundle_servers, tool_overrides)
+        if not self._gate.permits_runtime(list(assign_safe_server_names(session_servers).values())):
+            session_servers = {}
         self._runtime = SessionRuntime(
             SessionConfig(
                 session_id=session_id,
-                servers=_session_servers(servers, bundle_servers, tool_overrides),
+                servers=session_servers,
+                tool_denylist=self._gate.deny_entries(),
                 plugin_data_dirs=None
                 if bundle is None or not bundle.data_dirs
                 else kept_data_dirs(bundle.data_dirs, bundle.servers, servers, tool_overrides),
@@ -195,6 +275,7 @@ class SessionMcpRuntime:
         if not analysis.valid:
             first = analysis.issues[0]
             raise ValueError(f"OpenClaw config is invalid: {path}: {first.path}: {first.message}")
+        kwargs.setdefault("config", analysis.document)
         return cls(analysis.servers, **kwargs)
 
     @property
@@ -215,4 +296,5 @@ class SessionMcpRuntime:
         """The flat, prefixed, filtered tool list (connecting servers on first use)."""
         catalog = await self._runtime.get_catalog()
         built = build_tools_from_catalog(catalog, self._collator.key, reserved_tool_names=self._reserved)
-        return [McpTool(spec, self._runtime, self._collator.key) for spec in built.tools if spec.executable]
+        allowed = self._gate.filter(built.tools, lambda spec: spec.name)
+        return [McpTool(spec, self._runtime, self._collator.key, self._gate) for spec in allowed if spec.executable]

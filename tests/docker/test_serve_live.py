@@ -10,6 +10,7 @@ found by their unique texts. The outage test runs last (it kills and restarts th
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -470,6 +471,118 @@ async def test_exec_and_plugin_approvals_are_listed_and_resolved_through_the_bri
         raw = by_type[f"{kind}_approval_resolved"]["raw"]
         assert (raw["decision"], raw["resolvedBy"]) == (decision, "OpenClaw MCP")
         assert {"ts", "request"} <= set(raw)
+
+
+# --- the two directions closed: a runtime tool call approved through serve (issue 13) ------------------
+
+RECORDING_SERVER = Path(__file__).resolve().parents[1] / "fixtures" / "mcp_servers" / "recording_server.py"
+DENIED_BY_USER = "Denied by user. The tool call did not run."
+
+
+def approval_hooks() -> Any:
+    """A hook asking for approval of every ``docs__search_docs`` call (and rewriting one param)."""
+    from application.tool_boundary import HookRegistry
+
+    hooks = HookRegistry()
+    hooks.on(
+        "before_tool_call",
+        lambda event, ctx: {
+            "params": {"approved_by_hook": True},
+            "requireApproval": {"title": "Search the docs", "description": "Allow the docs search?"},
+        },
+        plugin_id="approval-guard",
+        matcher=["docs__search_docs"],
+    )
+    return hooks
+
+
+async def runtime_call_with_operator(
+    gateway: RealGateway, decision: str, log: Path
+) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+    """Our client runtime calls ``docs__search_docs`` with Gateway approvals (the bridge's state, so its
+    device); the operator answers ``decision`` through our ``openclaw mcp serve``'s approvals tools. Returns
+    the call's outcome (result or ``ToolCallBlocked``), the approval as the bridge listed it and the answer."""
+    import sys
+
+    from application.tool_boundary import ToolCallBlocked
+    from entrypoints.approvals import gateway_plugin_approvals
+    from entrypoints.runtime_api import SessionMcpRuntime
+
+    servers = {
+        "docs": {
+            "command": sys.executable,
+            "args": [str(RECORDING_SERVER), "search_docs"],
+            "env": {"RECORDING_SERVER_LOG": str(log)},
+        }
+    }
+    outcome: dict[str, Any] = {}
+    async with bridge(gateway) as (mcp, state):
+        env = gateway.bridge_env(state)
+        async with (
+            gateway_plugin_approvals(url=gateway.url, token=gateway.token, env=env) as approvals,
+            SessionMcpRuntime(
+                servers,
+                hooks=approval_hooks(),
+                approvals=approvals,
+                agent_id="main",
+                session_key=SESSION_KEY,
+                environ=env,
+            ) as runtime,
+        ):
+            tools = {tool.name: tool for tool in await runtime.tools()}
+
+            async def call() -> None:
+                try:
+                    outcome["result"] = await tools["docs__search_docs"].execute({"q": "a"}, tool_call_id="call-e2e")
+                except ToolCallBlocked as exc:
+                    outcome["result"] = exc
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(call)
+                event = await wait_event(
+                    mcp,
+                    lambda e: e["type"] == "plugin_approval_requested"
+                    and e["raw"]["request"].get("toolCallId") == "call-e2e",
+                )
+                listed = await mcp.call("permissions_list_open", {})
+                answer = await mcp.call(
+                    "permissions_respond", {"kind": "plugin", "id": event["raw"]["id"], "decision": decision}
+                )
+    approval = next(a for a in listed["structuredContent"]["approvals"] if a["id"] == event["raw"]["id"])
+    return outcome["result"], approval, answer
+
+
+async def test_a_runtime_tool_call_approved_through_serve_reaches_the_mcp_server(
+    real_gateway: RealGateway, tmp_path: Path
+) -> None:
+    log = tmp_path / "docs.jsonl"
+    with anyio.fail_after(FLOW_TIMEOUT_S):
+        result, approval, answer = await runtime_call_with_operator(real_gateway, "allow-once", log)
+    request = approval["request"]
+    assert (request["title"], request["description"]) == ("Search the docs", "Allow the docs search?")
+    assert (request["toolName"], request["toolCallId"], request["sessionKey"]) == (
+        "docs__search_docs",
+        "call-e2e",
+        SESSION_KEY,
+    )
+    assert text_of(answer) == "approval resolved"
+    assert result.details["mcpTool"] == "search_docs", result
+    received = [json.loads(line) for line in log.read_text().splitlines() if '"name"' in line]
+    assert [entry["arguments"] for entry in received] == [{"q": "a", "approved_by_hook": True}]
+
+
+async def test_a_runtime_tool_call_denied_through_serve_never_reaches_the_mcp_server(
+    real_gateway: RealGateway, tmp_path: Path
+) -> None:
+    from application.tool_boundary import ToolCallBlocked
+
+    log = tmp_path / "docs.jsonl"
+    with anyio.fail_after(FLOW_TIMEOUT_S):
+        result, _approval, answer = await runtime_call_with_operator(real_gateway, "deny", log)
+    assert text_of(answer) == "approval resolved"
+    assert isinstance(result, ToolCallBlocked)
+    assert str(result).splitlines()[0] == DENIED_BY_USER and len(str(result).splitlines()) == 4
+    assert all('"name"' not in line for line in log.read_text().splitlines())
 
 
 # --- start-up (§12.1: 4–6, 8–11) -----------------------------------------------------------------------
