@@ -10,12 +10,12 @@ operation names ``resources_list`` … ``prompts_get`` (§6.4).
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from jscompat.text import JS_LINE_TERMINATORS, js_trim
+from domain.tool_policy import server_denied_by_tool_policy  # §6.5 lives with the tool policy
+from jscompat.text import js_trim
 
 __all__ = [
     "ToolFilter",
@@ -98,43 +98,6 @@ def is_tool_allowed(tool_filter: ToolFilter | None, name: str) -> bool:
         return True
     included = not tool_filter.include or any(matches(p, name) for p in tool_filter.include)
     return included and not any(matches(p, name) for p in tool_filter.exclude)
-
-
-# ---------------------------------------------------------------------------------------------------
-# §6.5 server-level exclusion by the session's tool-policy deny list
-# ---------------------------------------------------------------------------------------------------
-
-_TOOL_NAME_ALIASES = {"bash": "exec", "apply-patch": "apply_patch", "cron": "automations"}
-_JS_DOT = f"[^{JS_LINE_TERMINATORS}]*"  # a JavaScript ``.*`` (``.`` excludes line terminators)
-
-
-def _policy_name(value: object) -> str:
-    if not isinstance(value, str):
-        return ""
-    folded = js_trim(value).lower()
-    return _TOOL_NAME_ALIASES.get(folded, folded)
-
-
-def server_denied_by_tool_policy(deny: Iterable[object] | None, safe_server_name: str) -> bool:
-    """Whether a tool-policy deny list removes a whole server before connecting (§6.5).
-
-    ``bundle-mcp`` or ``group:plugins`` (case-insensitive) excludes every server; otherwise each entry
-    ending in ``*`` is an anchored, lowercased glob matched against ``lower(safe_server_name) + "__"``.
-    ``["docs__*"]`` excludes ``docs``; ``["docs__search"]`` does not.
-    """
-    denials = [_policy_name(entry) for entry in deny or ()]
-    if "bundle-mcp" in denials or "group:plugins" in denials:
-        return True
-    value = _policy_name(safe_server_name + "__")
-    for pattern in denials:
-        if not pattern.endswith("*"):
-            continue
-        if pattern == "*":
-            return True
-        regex = "^" + _JS_DOT.join(re.escape(piece) for piece in pattern.split("*")) + "$"
-        if re.search(regex, value):
-            return True
-    return False
 
 
 # ---------------------------------------------------------------------------------------------------

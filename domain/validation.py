@@ -1,9 +1,11 @@
-"""Validation of the ``mcp`` block of openclaw.json, with the reference's messages and order.
+"""Validation of openclaw.json (the root, the tool-policy fields, the ``mcp`` block), with the reference's
+messages and order.
 
 Spec cli-registry §1.2 (items 3, 6), §1.3, §1.4, §2.1–§2.3, D8. The reference validates the config with a
 zod 4 schema (upstream: ``src/config/zod-schema.mcp-server.ts`` ``McpServerSchema``, ``McpConfigSchema``)
 and decorates zod's messages (``src/config/validation-issues.ts``). This module reproduces what that
-produces for the root and the ``mcp`` block; every other top-level section is opaque (D8).
+produces for the root and the ``mcp`` block; the tool-policy fields of ``agents`` and ``tools`` are checked
+by :mod:`domain.validation_tools`; everything else is opaque (D8).
 
 The zod evaluation rules that decide *which* issues appear, and in what order:
 
@@ -42,6 +44,7 @@ from domain.config_issues import (
     too_small_length,
     unrecognized,
 )
+from domain.validation_tools import check_agents, check_tools
 from jscompat.jsjson import js_ordered_keys, js_truthy
 from jscompat.numbers import MAX_SAFE_INTEGER
 from jscompat.text import js_trim
@@ -459,7 +462,8 @@ _MCP_SHAPE: Final[dict[str, FieldCheck]] = {
 
 def validate_config(root: object) -> list[Issue]:
     """The issues of a whole config document, as far as the port validates it (D8): the root must be an
-    object and the ``mcp`` block must satisfy §2.1–§2.3. Empty list = valid.
+    object, the tool-policy fields of ``agents`` and ``tools`` must satisfy :mod:`domain.validation_tools`
+    and the ``mcp`` block §2.1–§2.3. Empty list = valid.
 
     Raises ``ValidatorThrew`` where the reference's validator throws (see there).
     """
@@ -467,12 +471,16 @@ def validate_config(root: object) -> list[Issue]:
     if not isinstance(root, dict):
         out.add((), expected("object", root), aborts=True)
         return out.issues()
-    if "mcp" not in root:
-        return []
-    mcp = root["mcp"]
+    mcp = root.get("mcp")
     if isinstance(mcp, dict):
         servers = mcp.get("servers")
         if isinstance(servers, dict) and RESERVED_SERVER_NAME in servers:
             out.add(("mcp", "servers", RESERVED_SERVER_NAME), _RESERVED_NAME_MESSAGE, aborts=False)
-    _object(_strip_proto(mcp), ("mcp",), out, _MCP_SHAPE, strict=True)
+    # The root schema's order: agents, tools, …, mcp.
+    if "agents" in root:
+        check_agents(_strip_proto(root["agents"]), ("agents",), out)
+    if "tools" in root:
+        check_tools(_strip_proto(root["tools"]), ("tools",), out)
+    if "mcp" in root:
+        _object(_strip_proto(mcp), ("mcp",), out, _MCP_SHAPE, strict=True)
     return out.issues()

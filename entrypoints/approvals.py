@@ -42,7 +42,7 @@ async def gateway_plugin_approvals(
     ``decide`` then fails as ``ApprovalUnavailable``). ``config``: the OpenClaw config document for the
     Gateway target (default: none, i.e. the environment and the loopback default). Raises
     ``application.bridge.target.GatewayTargetError`` for an unusable URL."""
-    from adapters.ws.approvals import APPROVAL_REQUEST_TIMEOUT_MS, GatewayPluginApprovals
+    from adapters.ws.approvals import APPROVAL_REQUEST_TIMEOUT_MS
     from application.bridge.target import resolve_gateway_target
     from application.ports.gateway import GatewaySettings
 
@@ -67,4 +67,4 @@ async def gateway_plugin_approvals(
     )
     gateway = container.gateway()
     async with gateway.connect(settings, on_event=lambda _event: None, log=log or (lambda _line: None)) as connection:
-        yield GatewayPluginApprovals(connection)
+        yield container.plugin_approvals(connection)

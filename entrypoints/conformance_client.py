@@ -43,6 +43,7 @@ import httpx2
 
 from application.ports.mcp import McpError
 from application.runtime import McpRuntimeError, RuntimeServices, SessionConfig, SessionRuntime
+from application.runtime.tool_gate import ToolGate, ToolGateSettings
 from domain.toolnames import build_tools_from_catalog
 from domain.transport import HttpConfig
 from entrypoints.containers import create_container
@@ -300,8 +301,9 @@ async def _run_plan(
             # The runtime keeps going without a server whose catalog failed; a conformance run cannot.
             raise CatalogFailed(diagnostic.message)
         built = build_tools_from_catalog(catalog, collator.key)
+        gate = ToolGate(ToolGateSettings(), warn=log)  # no policy, no hooks: the conformance run calls every tool
         tools = {
-            spec.tool_name: McpTool(spec, runtime, collator.key)
+            spec.tool_name: McpTool(spec, runtime, collator.key, gate)
             for spec in built.tools
             if spec.executable and spec.operation == "tool"
         }

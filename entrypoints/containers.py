@@ -33,16 +33,18 @@ if TYPE_CHECKING:
     from adapters.http._client import RequestAuth
     from adapters.http.oauth import HttpOAuthProtocol
     from adapters.http.oauth_callback import OAuthCallbackListener
+    from adapters.plugins.entry_points import EntryPointPlugins
     from adapters.sqlite.device_identity import SqliteDeviceIdentityStore
     from adapters.sqlite.leases import SqliteLeaseStore
     from adapters.sqlite.oauth_store import SqliteOAuthCredentialStore
     from adapters.stdio import StdioMcpConnector
+    from adapters.ws.approvals import GatewayPluginApprovals
     from adapters.ws.gateway import WebsocketsGateway
     from application.config_service import ConfigService
     from application.oauth import McpOAuth
     from application.ports.clock import Clock
     from application.ports.config import ConfigStore, ServerRefs
-    from application.ports.gateway import DeviceIdentityStore
+    from application.ports.gateway import DeviceIdentityStore, GatewayConnection
     from application.ports.leases import LeasePolicy, LeaseStore
     from application.ports.mcp import ElicitationHandler
     from application.ports.oauth import OAuthCredentialStore, OAuthServer
@@ -209,6 +211,18 @@ def _gateway(identity_store: DeviceIdentityStore, env: Mapping[str, str]) -> Web
     return WebsocketsGateway(identity_store, env=env)
 
 
+def _plugin_approvals(connection: GatewayConnection) -> GatewayPluginApprovals:
+    from adapters.ws.approvals import GatewayPluginApprovals
+
+    return GatewayPluginApprovals(connection)
+
+
+def _plugin_source() -> EntryPointPlugins:
+    from adapters.plugins.entry_points import EntryPointPlugins
+
+    return EntryPointPlugins()
+
+
 def _transport_warnings(warn: Callable[[str], None]) -> TransportWarnings:
     from application.registry import TransportWarnings
 
@@ -231,7 +245,7 @@ class Container(containers.DeclarativeContainer):
 
     Call-time arguments: ``oauth_protocol(config)`` or ``oauth_protocol(url=…)``,
     ``request_auth(server=…, config=…)`` (``oauth=`` for other use cases), ``oauth_callback(redirect_url,
-    state)``, ``mcp_oauth(policy=…)``, ``config_loader(warn=…)``."""
+    state)``, ``mcp_oauth(policy=…)``, ``config_loader(warn=…)``, ``plugin_approvals(connection)``."""
 
     config = providers.Configuration()
     env: providers.Provider[Mapping[str, str]] = providers.Object(os.environ)
@@ -263,6 +277,10 @@ class Container(containers.DeclarativeContainer):
 
     # the Gateway client (serve)
     gateway = providers.Singleton(_gateway, identity_store=device_identity_store, env=env)
+    # the Gateway approval route over an open connection: plugin_approvals(connection)
+    plugin_approvals = providers.Factory(_plugin_approvals)
+    # the Python plugins of openclaw-plugin-tools (entry points)
+    plugin_source = providers.Singleton(_plugin_source)
 
     # config service (config_loader: read-only use, e.g. serve's config guard, without server refs) and registry
     config_loader = providers.Factory(_config_service, store=config_store, env=env, clock=clock, warn=warn)

@@ -11,4 +11,5 @@ structurally and translate library exceptions into those errors. Every port has 
 - :mod:`.mcp` — MCP server connections (``McpConnector``)
 - :mod:`.gateway` — the OpenClaw Gateway client and device identity
 - :mod:`.bridge` — what the serve bridge needs from its MCP side
+- :mod:`.approvals` — plugin approvals (``PluginApprovals``);  :mod:`.plugins` — Python plugins (``PluginSource``)
 """

@@ -137,4 +137,3 @@ class ToolGate:
             approval_mode=self._settings.approval_mode,
             cancel=cancel,
         )
-

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import os
-import signal
 import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -29,13 +28,14 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 import anyio
 import anyio.abc
 
-from application.errors import ApplicationError, InvalidConfigError
+from application.errors import ApplicationError
 from domain.bridge.mode import ClaudeChannelMode, InvalidClaudeChannelMode, parse_claude_channel_mode
 from entrypoints.containers import Container, create_container
 from entrypoints.serve.dispatcher import McpDispatcher
 from entrypoints.serve.errors import SHUTDOWN_FAILED_MESSAGE, failure_line
 from entrypoints.serve.secrets import resolve_gateway_auth_options
 from entrypoints.serve.transport import ByteSink, ByteSource, FdSink, FdSource, StdioTransport
+from entrypoints.stdio_process import Stderr, load_config_document, watch_signals
 
 if TYPE_CHECKING:
     from application.bridge.service import ChannelBridge
@@ -46,26 +46,6 @@ __all__ = ["main", "run_serve", "serve_command"]
 
 _VERBOSE_CLIENT_PREFIX = "gateway client "
 """Gateway client diagnostics printed only with ``--verbose`` (serve-bridge §11.3)."""
-
-
-class _Stderr:
-    """Whole lines to stderr, flushed; a broken stderr is ignored."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self._stream = stream
-
-    def raw(self, text: str) -> None:
-        try:
-            self._stream.write(text + "\n")
-            self._stream.flush()
-        except (OSError, ValueError):
-            pass
-
-    def redacted(self, text: str) -> None:
-        """Through the secret redactor, line by line (the reference's runtime logger)."""
-        from domain.redaction import redact_text_line  # deferred: compiling its patterns is not free
-
-        self.raw("\n".join(redact_text_line(line) for line in text.split("\n")))
 
 
 _FIRST_INPUT_GRACE_S = 0.25
@@ -105,54 +85,12 @@ class _DeferredGateway:
         return self._gateway.connect(settings, on_event=on_event, log=log)
 
 
-async def _load_config(
-    container: Container, env: Mapping[str, str], stderr: _Stderr
-) -> tuple[dict[str, Any], str] | int:
-    """The config guard: the validated, env-substituted document and its path, or exit code 1 after printing
-    the invalid-config block (the ``Fix:`` variant, as the reference prints it for ``serve``). A missing file
-    is an empty config (as ``ConfigService.load`` has it: no warnings), decided without loading the config
-    machinery."""
-    if not (container.config_loader.overridden or container.config_store.overridden):
-        path: str = container.config.config_path()
-        try:
-            os.stat(path)
-        except FileNotFoundError:
-            return {}, path  # what the loader makes of a missing file, without importing it (start-up cost)
-        except OSError:
-            pass  # the loader reports it
-    from adapters.filesystem.paths import resolve_home
-    from entrypoints.cli.render import invalid_config_block, shorten_home
-
-    service = container.config_loader(warn=stderr.redacted)
-    path = service.path
-    try:
-        analysis = await service.load()
-    except InvalidConfigError as exc:
-        shown = shorten_home(exc.path, resolve_home(env))
-        stderr.redacted(invalid_config_block(shown, os.path.basename(exc.path), exc.analysis, json_mode=True))
-        return 1
-    return analysis.document, path
-
-
-def _client_log(stderr: _Stderr, verbose: bool) -> LineWriter:
+def _client_log(stderr: Stderr, verbose: bool) -> LineWriter:
     def log(line: str) -> None:
         if verbose or not line.startswith(_VERBOSE_CLIENT_PREFIX):
             stderr.redacted(line)
 
     return log
-
-
-async def _watch_signals(trigger: Callable[[], None]) -> None:
-    try:
-        receiver = anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM)
-        signals = receiver.__enter__()
-    except (NotImplementedError, RuntimeError, ValueError):
-        return  # not the main thread, or no signal support: the default handlers stay
-    try:
-        async for _ in signals:
-            trigger()  # the first one starts shutdown; later ones are ignored
-    finally:
-        receiver.__exit__(None, None, None)
 
 
 async def _close(bridge: ChannelBridge | None, server: McpDispatcher) -> BaseException | None:
@@ -201,8 +139,8 @@ async def run_serve(
     """
     if container is None:
         container = create_container(env)
-    err = _Stderr(stderr if stderr is not None else sys.stderr)
-    loaded = await _load_config(container, env, err)
+    err = Stderr(stderr if stderr is not None else sys.stderr)
+    loaded = await load_config_document(container, env, err)
     if isinstance(loaded, int):
         return loaded
     document, config_path = loaded
@@ -294,7 +232,7 @@ async def run_serve(
             else:
                 tg.start_soon(_after_first_input(functools.partial(start_bridge, tg), server.wait_first_input))
             if handle_signals:
-                tg.start_soon(_watch_signals, shutdown.set)
+                tg.start_soon(watch_signals, shutdown.set)
             await shutdown.wait()
             close_error = await _close(built[0] if built else None, server)
             tg.cancel_scope.cancel()

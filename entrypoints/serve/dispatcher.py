@@ -23,6 +23,13 @@ import anyio.abc
 
 from application.errors import ApplicationError
 from domain.bridge.mode import PERMISSION_REQUEST_METHOD, ClaudeChannelMode, experimental_capabilities
+from entrypoints.rpc_session import (
+    LATEST_PROTOCOL_VERSION,
+    SUPPORTED_PROTOCOL_VERSIONS,
+    InvalidParams,
+    negotiate_protocol_version,
+    require_string,
+)
 from entrypoints.serve.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -54,8 +61,6 @@ __all__ = [
     "server_capabilities",
 ]
 
-LATEST_PROTOCOL_VERSION: Final = "2025-11-25"
-SUPPORTED_PROTOCOL_VERSIONS: Final = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07")
 SERVER_INFO: Final = {"name": "openclaw", "version": "2026.9.6"}
 
 
@@ -82,10 +87,6 @@ class _Inflight:
     cancelled: bool = False
 
 
-class _InvalidParams(Exception):
-    """A request whose params do not match the method's schema (a JSON-RPC error, §4.3 decision S6)."""
-
-
 def _is_task_request(params: Mapping[str, Any] | None) -> bool:
     """The SDK refuses task-augmented requests (``params.task`` = ``{ttl?: number}``) without the tasks
     capability."""
@@ -93,14 +94,6 @@ def _is_task_request(params: Mapping[str, Any] | None) -> bool:
         return False
     ttl = params["task"].get("ttl", 0)
     return isinstance(ttl, int | float) and not isinstance(ttl, bool) and abs(ttl) != float("inf")
-
-
-def _require_string(params: Mapping[str, Any] | None, key: str, *, optional: bool = False) -> None:
-    value = None if params is None else params.get(key)
-    if value is None and optional and (params is None or key not in params):
-        return
-    if not isinstance(value, str):
-        raise _InvalidParams(f"Invalid params: {key} must be a string")
 
 
 class McpDispatcher:
@@ -273,10 +266,10 @@ class McpDispatcher:
             if method == "tools/list":
                 from entrypoints.serve.tools import tools_list_result
 
-                _require_string(params, "cursor", optional=True)
+                require_string(params, "cursor", optional=True)
                 return result_response(request.id, tools_list_result())
             call = self._prepare_call(params)
-        except _InvalidParams as exc:
+        except InvalidParams as exc:
             return error_response(request.id, INVALID_PARAMS, str(exc))
         if not isinstance(call, _ToolCall):
             return result_response(request.id, call.to_json())
@@ -285,24 +278,15 @@ class McpDispatcher:
         return call
 
     def _initialize(self, params: Mapping[str, Any] | None) -> dict[str, Any]:
-        _require_string(params, "protocolVersion")
-        assert params is not None
-        client_info = params.get("clientInfo")
-        if not isinstance(params.get("capabilities"), dict) or not isinstance(client_info, dict):
-            raise _InvalidParams("Invalid params: capabilities and clientInfo must be objects")
-        _require_string(client_info, "name")
-        _require_string(client_info, "version")
-        requested = params["protocolVersion"]
-        version = requested if requested in SUPPORTED_PROTOCOL_VERSIONS else LATEST_PROTOCOL_VERSION
         return {
-            "protocolVersion": version,
+            "protocolVersion": negotiate_protocol_version(params),
             "capabilities": server_capabilities(self._mode),
             "serverInfo": dict(SERVER_INFO),
         }
 
     def _prepare_call(self, params: Mapping[str, Any] | None) -> ToolResult | _ToolCall:
         """Check a ``tools/call``: the error result for an unknown tool, invalid arguments or a bridge that
-        is not bound yet, else what to invoke. Raises ``_InvalidParams`` for malformed params."""
+        is not bound yet, else what to invoke. Raises ``InvalidParams`` for malformed params."""
         from domain.bridge.texts import error_result
         from entrypoints.serve.tools import (
             TOOLS_BY_NAME,
@@ -312,10 +296,10 @@ class McpDispatcher:
             validate_arguments,
         )
 
-        _require_string(params, "name")
+        require_string(params, "name")
         assert params is not None
         if "arguments" in params and not isinstance(params["arguments"], dict):
-            raise _InvalidParams("Invalid params: arguments must be an object")
+            raise InvalidParams("Invalid params: arguments must be an object")
         name: str = params["name"]
         tool = TOOLS_BY_NAME.get(name)
         if tool is None:

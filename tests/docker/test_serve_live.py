@@ -541,8 +541,9 @@ async def runtime_call_with_operator(
                 tg.start_soon(call)
                 event = await wait_event(
                     mcp,
-                    lambda e: e["type"] == "plugin_approval_requested"
-                    and e["raw"]["request"].get("toolCallId") == "call-e2e",
+                    lambda e: (
+                        e["type"] == "plugin_approval_requested" and e["raw"]["request"].get("toolCallId") == "call-e2e"
+                    ),
                 )
                 listed = await mcp.call("permissions_list_open", {})
                 answer = await mcp.call(

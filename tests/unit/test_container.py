@@ -15,6 +15,7 @@ CALL_ARGUMENTS = {
     "oauth_protocol": lambda: ((), {"url": "https://mcp.example/mcp"}),
     "request_auth": lambda: ((), {"server": oauth_server("docs", "https://mcp.example/mcp")}),
     "oauth_callback": lambda: (("http://127.0.0.1:8976/callback", "s" * 16), {}),
+    "plugin_approvals": lambda: ((object(),), {}),  # any connection: the route only keeps it
 }
 """Providers that take call-time arguments."""
 

@@ -110,7 +110,14 @@ async def test_deny_everything_spawns_no_server(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("tools_allow", "created"),
-    [([], False), (["read"], False), (["docs__*"], True), (["bundle-mcp"], True), (["group:plugins"], True), (["doc*"], True)],
+    [
+        ([], False),
+        (["read"], False),
+        (["docs__*"], True),
+        (["bundle-mcp"], True),
+        (["group:plugins"], True),
+        (["doc*"], True),
+    ],
 )
 async def test_tools_allow_decides_whether_a_runtime_exists(
     tmp_path: Path, tools_allow: list[str], created: bool

@@ -14,9 +14,11 @@ from adapters.memory.gateway import InMemoryGateway
 from application.bridge.service import ChannelBridge
 from application.ports.gateway import GatewaySettings
 from entrypoints.containers import create_container
-from entrypoints.serve.cli import _FIRST_INPUT_GRACE_S, _after_first_input, _load_config, _Stderr
+from entrypoints.serve.cli import _FIRST_INPUT_GRACE_S, _after_first_input
 from entrypoints.serve.dispatcher import McpDispatcher
 from entrypoints.serve.transport import StdioTransport
+from entrypoints.stdio_process import Stderr as _Stderr
+from entrypoints.stdio_process import load_config_document as _load_config
 from tests.unit.serve_fakes import INITIALIZE, Session, serve_env
 
 pytestmark = pytest.mark.asyncio

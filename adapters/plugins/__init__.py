@@ -1,0 +1,1 @@
+"""Plugin sources (the ``PluginSource`` port): Python distributions' entry points."""
