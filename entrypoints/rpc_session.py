@@ -19,9 +19,11 @@ import anyio
 import anyio.abc
 
 from entrypoints.serve.jsonrpc import (
+    INTERNAL_ERROR,
     Notification,
     Request,
     encode,
+    error_response,
     id_key,
     is_request_id,
     parse_message,
@@ -34,8 +36,10 @@ __all__ = [
     "InvalidParams",
     "Pending",
     "RpcSession",
+    "is_task_request",
     "negotiate_protocol_version",
     "require_string",
+    "task_refusal",
 ]
 
 LATEST_PROTOCOL_VERSION: Final = "2025-11-25"
@@ -53,6 +57,23 @@ def require_string(params: Mapping[str, Any] | None, key: str, *, optional: bool
         return
     if not isinstance(value, str):
         raise InvalidParams(f"Invalid params: {key} must be a string")
+
+
+def is_task_request(params: Mapping[str, Any] | None) -> bool:
+    """A task-augmented request (``params.task`` = ``{ttl?: number}``), which the SDK refuses without the tasks
+    capability (``-32603`` ``Server does not support task creation (required for <method>)``)."""
+    if params is None or not isinstance(params.get("task"), dict):
+        return False
+    ttl = params["task"].get("ttl", 0)
+    return isinstance(ttl, int | float) and not isinstance(ttl, bool) and abs(ttl) != float("inf")
+
+
+def task_refusal(request: Request) -> dict[str, Any] | None:
+    """The SDK's ``-32603`` answer to a task-augmented request, else ``None``."""
+    if not is_task_request(request.params):
+        return None
+    message = f"Server does not support task creation (required for {request.method})"
+    return error_response(request.id, INTERNAL_ERROR, message)
 
 
 def negotiate_protocol_version(params: Mapping[str, Any] | None) -> str:

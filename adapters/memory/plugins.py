@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from application.ports.plugins import LoadedPlugin, plugin_load_failure_text
 from domain.catalog_text import format_error_message
@@ -32,3 +33,9 @@ class InMemoryPlugins:
                     continue
             loaded.append(LoadedPlugin(name, value))
         return loaded
+
+
+if TYPE_CHECKING:
+    from application.ports.plugins import PluginSource
+
+    _: PluginSource = InMemoryPlugins()

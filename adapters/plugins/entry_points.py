@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from importlib import metadata
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from application.ports.plugins import LoadedPlugin, PluginSourceError, plugin_load_failure_text
 from domain.catalog_text import format_error_message
@@ -45,3 +45,9 @@ class EntryPointPlugins:
                 continue
             loaded.append(LoadedPlugin(name, value))
         return loaded
+
+
+if TYPE_CHECKING:
+    from application.ports.plugins import PluginSource
+
+    _: PluginSource = EntryPointPlugins()

@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from domain.catalog_text import format_error_message
 from jscompat.jsjson import js_dumps, js_to_string, js_truthy
+from jscompat.text import js_trim
 
 __all__ = [
     "SCHEDULER_ALIASES",
@@ -121,7 +122,7 @@ def is_tool_result_error(raw: object) -> bool:
     if details.get("ok") is False or details.get("success") is False:
         return True
     status = details.get("status")
-    folded = status.lower() if isinstance(status, str) else ""
+    folded = js_trim(status).lower() if isinstance(status, str) else ""  # normalizeOptionalLowercaseString
     if folded in _ERROR_STATUSES and details.get("ok") is not True and details.get("success") is not True:
         return True
     if details.get("timedOut") is True or js_truthy(details.get("error")):

@@ -11,8 +11,20 @@ from typing import Any, Final
 
 from application.plugin_tools import PluginToolsService
 from application.tool_boundary import CancelSignal
-from entrypoints.rpc_session import InvalidParams, Pending, negotiate_protocol_version, require_string
-from entrypoints.serve.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, Request, error_response, result_response
+from entrypoints.rpc_session import (
+    InvalidParams,
+    Pending,
+    negotiate_protocol_version,
+    require_string,
+    task_refusal,
+)
+from entrypoints.serve.jsonrpc import (
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    Request,
+    error_response,
+    result_response,
+)
 
 __all__ = ["CAPABILITIES", "SERVER_INFO", "PluginToolsServer"]
 
@@ -41,6 +53,9 @@ class PluginToolsServer:
         method, params = request.method, request.params
         if method not in _METHODS:
             return error_response(request.id, METHOD_NOT_FOUND, "Method not found")
+        refusal = task_refusal(request)
+        if refusal is not None:
+            return refusal
         try:
             if method == "initialize":
                 version = negotiate_protocol_version(params)

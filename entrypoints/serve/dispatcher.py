@@ -13,9 +13,8 @@ cancelled request) and start cheaply (no pydantic import before ``initialize`` i
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 import anyio
@@ -27,21 +26,19 @@ from entrypoints.rpc_session import (
     LATEST_PROTOCOL_VERSION,
     SUPPORTED_PROTOCOL_VERSIONS,
     InvalidParams,
+    Pending,
+    RpcSession,
     negotiate_protocol_version,
     require_string,
+    task_refusal,
 )
 from entrypoints.serve.jsonrpc import (
-    INTERNAL_ERROR,
     INVALID_PARAMS,
     METHOD_NOT_FOUND,
     Notification,
     Request,
-    encode,
     error_response,
-    id_key,
-    is_request_id,
     notification_message,
-    parse_message,
     result_response,
 )
 from entrypoints.serve.transport import StdioTransport, TransportClosed
@@ -77,29 +74,13 @@ def server_capabilities(mode: ClaudeChannelMode) -> dict[str, Any]:
 # --- the dispatcher ----------------------------------------------------------------------------------------
 
 
-@dataclass(eq=False, slots=True)
-class _Inflight:
-    key: tuple[str, str | int]
-    abortable: bool = False
-    """Only ``events_wait`` reacts to cancellation (its waiter is released); other requests run to the end
-    and their answers are discarded, as in the reference (a cancelled ``messages_send`` may still send)."""
-    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
-    cancelled: bool = False
-
-
-def _is_task_request(params: Mapping[str, Any] | None) -> bool:
-    """The SDK refuses task-augmented requests (``params.task`` = ``{ttl?: number}``) without the tasks
-    capability."""
-    if params is None or not isinstance(params.get("task"), dict):
-        return False
-    ttl = params["task"].get("ttl", 0)
-    return isinstance(ttl, int | float) and not isinstance(ttl, bool) and abs(ttl) != float("inf")
-
-
 class McpDispatcher:
     """One MCP session over a :class:`StdioTransport`; tools are served by the :class:`ChannelBridge` that
     ``bridge`` (called on the first message that needs it) provides, or one bound with :meth:`bind`. Also the
-    bridge's :class:`~application.ports.bridge.McpNotifier`."""
+    bridge's :class:`~application.ports.bridge.McpNotifier`. The read loop, in-flight calls, cancellation and
+    the draining close are :class:`~entrypoints.rpc_session.RpcSession`'s; only ``events_wait`` reacts to
+    cancellation (its waiter is released), other calls run to the end and their answers are discarded, as in
+    the reference (a cancelled ``messages_send`` may still send)."""
 
     def __init__(
         self,
@@ -108,23 +89,15 @@ class McpDispatcher:
         mode: ClaudeChannelMode,
         bridge: Callable[[], ChannelBridge] | None = None,
     ) -> None:
-        self._transport = transport
         self._mode: ClaudeChannelMode = mode
         self._provide_bridge = bridge
         self._bridge: ChannelBridge | None = None
-        self._inflight: dict[tuple[str, str | int], list[_Inflight]] = {}
-        self._idle = anyio.Event()
-        self._idle.set()
-        self._tg: anyio.abc.TaskGroup | None = None
-        self._reader_scope = anyio.CancelScope()
-        self._stopped = anyio.Event()
-        self._closing = False
-        self._first_input = anyio.Event()
+        self._session = RpcSession(transport, self._respond, on_notification=self._handle_notification)
 
     async def wait_first_input(self) -> None:
         """Return once the first input line has been handled (a request answered without waiting is
         written by then) or the input has ended."""
-        await self._first_input.wait()
+        await self._session.wait_first_input()
 
     def bind(self, bridge: ChannelBridge) -> None:
         self._bridge = bridge
@@ -138,109 +111,40 @@ class McpDispatcher:
 
     async def run(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Read and serve until :meth:`close`; started as soon as input is being read."""
-        async with anyio.create_task_group() as tg:
-            self._tg = tg
-            tg.start_soon(self._read_loop)
-            task_status.started()
-            await self._stopped.wait()
-            tg.cancel_scope.cancel()
-        self._tg = None
+        await self._session.run(task_status=task_status)
 
-    async def close(self, *, drain_timeout: float = 2.0) -> None:
-        """Stop reading; let in-flight requests finish (at most ``drain_timeout`` seconds, answers still
-        written), then cancel the rest without answering them."""
-        self._closing = True
-        self._reader_scope.cancel()
-        with anyio.move_on_after(drain_timeout):
-            await self._idle.wait()
-        for entries in list(self._inflight.values()):
-            for entry in entries:
-                entry.cancelled = True
-                entry.scope.cancel()
-        self._stopped.set()
+    async def close(self) -> None:
+        """Stop reading; let in-flight requests finish (at most 2 s, answers still written), then cancel the
+        rest without answering them."""
+        await self._session.close()
 
     # --- input -------------------------------------------------------------------------------------
 
-    async def _read_loop(self) -> None:
-        try:
-            with self._reader_scope:
-                await self._transport.read_lines(self._handle_line, lambda: self._closing)
-        finally:
-            self._first_input.set()
-
-    async def _handle_line(self, raw: bytes) -> None:
-        message = parse_message(raw.decode("utf-8", errors="replace"))
-        if isinstance(message, Notification):
-            self._handle_notification(message)
-        elif isinstance(message, Request) and not self._closing:
-            response = self._respond_now(message)
-            if isinstance(response, _ToolCall):
-                self._start_request(message, response)
-                return
-            # Answered without waiting on anything: written from the read loop itself (no task, and the next
-            # line is read once this answer is out, as Node's synchronous handlers do).
-            with contextlib.suppress(TransportClosed):
-                await self._send(response)
-        if not self._first_input.is_set():
-            self._first_input.set()
-
     def _handle_notification(self, message: Notification) -> None:
-        params = message.params
-        if message.method == "notifications/cancelled":
-            if params is None or not isinstance(params.get("reason", ""), str):
-                return
-            request_id = params.get("requestId")
-            if "requestId" in params and is_request_id(request_id):
-                self._cancel(id_key(request_id))
-        elif message.method == PERMISSION_REQUEST_METHOD:
+        if message.method == PERMISSION_REQUEST_METHOD:
             bridge = self._current_bridge()
             if bridge is not None:
-                bridge.handle_permission_request(params)
+                bridge.handle_permission_request(message.params)
 
-    def _cancel(self, key: tuple[str, str | int]) -> None:
-        for entry in self._inflight.get(key, []):
-            entry.cancelled = True
-            if entry.abortable:
-                entry.scope.cancel()
-
-    def _start_request(self, request: Request, call: _ToolCall) -> None:
-        if self._tg is None:
-            return
-        entry = _Inflight(id_key(request.id), call.name == "events_wait")
+    def _respond(self, request: Request) -> dict[str, Any] | Pending:
+        response = self._respond_now(request)
+        if not isinstance(response, _ToolCall):
+            return response
         # The call's first Gateway request goes out now, while its task is still to start.
+        call = response
         call.sent = call.bridge.send_first_request(call.name, call.args)
-        self._inflight.setdefault(entry.key, []).append(entry)
-        self._idle = anyio.Event()
-        self._tg.start_soon(self._run_request, request, call, entry)
 
-    async def _run_request(self, request: Request, call: _ToolCall, entry: _Inflight) -> None:
-        try:
-            response: dict[str, Any] | None = None
-            with entry.scope:
-                response = result_response(request.id, (await call.run()).to_json())
-            if response is not None and not entry.cancelled:
-                try:
-                    await self._send(response)
-                except TransportClosed:
-                    pass
-        finally:
-            entries = self._inflight.get(entry.key, [])
-            if entry in entries:
-                entries.remove(entry)
-            if not entries:
-                self._inflight.pop(entry.key, None)
-            if not self._inflight:
-                self._idle.set()
+        async def run() -> dict[str, Any]:
+            return result_response(request.id, (await call.run()).to_json())
+
+        return Pending(run, abortable=call.name == "events_wait")
 
     # --- output ------------------------------------------------------------------------------------
-
-    async def _send(self, message: dict[str, Any]) -> None:
-        await self._transport.send(encode(message))
 
     async def notify(self, method: str, params: dict[str, Any]) -> None:
         """:class:`~application.ports.bridge.McpNotifier`: one ``{"method", "params", "jsonrpc"}`` line."""
         try:
-            await self._send(notification_message(method, params))
+            await self._session.send(notification_message(method, params))
         except TransportClosed as exc:
             from application.bridge.errors import NotificationError
 
@@ -254,10 +158,9 @@ class McpDispatcher:
         method, params = request.method, request.params
         if method not in ("initialize", "ping", "tools/list", "tools/call"):
             return error_response(request.id, METHOD_NOT_FOUND, "Method not found")
-        if _is_task_request(params):
-            return error_response(
-                request.id, INTERNAL_ERROR, f"Server does not support task creation (required for {method})"
-            )
+        refusal = task_refusal(request)
+        if refusal is not None:
+            return refusal
         try:
             if method == "initialize":
                 return result_response(request.id, self._initialize(params))

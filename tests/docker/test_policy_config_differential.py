@@ -29,11 +29,6 @@ OURS = [sys.executable, "-m", "entrypoints.cli.main"]
 TIMEOUT_S = 120
 SERVERS = {"servers": {"docs": {"command": "uvx", "args": ["context7-mcp"]}}}
 
-# The reference also prints a "Legacy config keys detected:" line for an allow/alsoAllow conflict in
-# ``tools`` or ``agents`` (its doctor rule ``tools.allow-also-allow-conflict``); that list is
-# domain/config_legacy.py's, which does not have the rule yet.
-LEGACY_CONFLICT_LINE = "the reference's legacy line for an allow/alsoAllow conflict is not reproduced yet"
-
 
 @dataclass(frozen=True, slots=True)
 class Case:
@@ -115,7 +110,6 @@ CASES: list[Case] = [
             "tools": {"allow": ["a"], "alsoAllow": ["b"]},
             "agents": {"entries": {"main": {"tools": {"allow": ["a"], "alsoAllow": ["b"]}}}},
         },
-        pending=LEGACY_CONFLICT_LINE,
     ),
 ]
 

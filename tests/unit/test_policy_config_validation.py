@@ -398,3 +398,33 @@ def test_a_well_formed_policy_config_lists_and_is_kept_by_set(state: Path) -> No
     assert written["tools"] == policy
     assert written["agents"] == {"entries": {"main": {"tools": {"deny": ["docs__*"]}}}}
     assert written["mcp"]["servers"] == {"docs": {"command": "uvx"}}
+
+
+# --- the legacy line of an allow/alsoAllow conflict (doctor rule tools.allow-also-allow-conflict) ---------------
+
+_CONFLICT = {"allow": ["a"], "alsoAllow": ["b"]}
+
+
+@pytest.mark.parametrize(
+    ("config", "roots"),
+    [
+        ({"tools": _CONFLICT}, ["tools"]),
+        ({"tools": {"byProvider": {"openai": _CONFLICT}}}, ["tools"]),
+        ({"tools": {"sandbox": {"tools": _CONFLICT}}}, []),
+        ({"agents": {"list": [{"id": "main", "tools": _CONFLICT}]}}, ["agents"]),
+        ({"agents": {"entries": {"main": {"tools": _CONFLICT}}}, "tools": _CONFLICT}, ["tools", "agents"]),
+        ({"tools": {"allow": [], "alsoAllow": ["b"]}}, []),
+        ({"tools": {"allow": ["a", 1], "alsoAllow": ["b"]}}, []),
+        ({"channels": {"slack": {"tools": _CONFLICT}}}, ["channels"]),
+    ],
+)
+def test_an_allow_and_also_allow_conflict_gets_one_legacy_line_per_root(
+    config: dict[str, Any], roots: list[str]
+) -> None:
+    from domain.config_legacy import legacy_lines
+
+    message = (
+        'Tool policy sets both allow and alsoAllow in the same scope; run "openclaw doctor --fix" for a '
+        "permission-preserving repair or manual guidance."
+    )
+    assert legacy_lines(config) == [f"{root}: {message}" for root in roots]
