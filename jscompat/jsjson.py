@@ -198,13 +198,20 @@ _INT_LIMIT = 10**21
 
 
 def _python_writes_the_same(value: JsonValue) -> bool:
+    # A container met twice (shared, or a cycle) sends the value to ``_write``, which recurses: a cycle
+    # ends there in RecursionError rather than looping here for ever.
     pending = [value]
     pop, extend = pending.pop, pending.extend
+    seen: set[int] = set()
     while pending:
         item = pop()
         kind = type(item)
         if kind is str or kind is bool or item is None:
             continue
+        if kind is dict or kind is list or kind is tuple:
+            if id(item) in seen:
+                return False
+            seen.add(id(item))
         if kind is dict:
             for key in item:
                 if type(key) is not str or (key[:1].isdigit() and is_array_index(key)):

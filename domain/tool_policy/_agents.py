@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 DEFAULT_AGENT_ID: Final = "main"
-_VALID_ID: Final = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}", re.IGNORECASE)
+_VALID_ID: Final = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}", re.IGNORECASE | re.ASCII)
 _INVALID_CHARS: Final = re.compile(r"[^a-z0-9_-]+")
 
 

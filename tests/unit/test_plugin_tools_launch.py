@@ -244,11 +244,6 @@ def test_any_accepted_flag_value_normalises_to_a_valid_agent_id(value: str) -> N
     assert context.agent_id == context.agent_id.lower()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG domain/tool_policy/_agents.py: _VALID_ID uses re.IGNORECASE without re.ASCII, so Python's Unicode "
-    "case folding lets 'ſ', 'ı', 'İ' pass as [a-z]; the reference's /…/i (no u flag) does not",
-)
 @pytest.mark.parametrize(("value", "agent_id"), [("ſ", "main"), ("ı", "main"), ("İ", "i"), ("aſb", "a-b")])
 def test_non_ascii_letters_that_case_fold_to_ascii_are_invalid_agent_id_characters(value: str, agent_id: str) -> None:
     assert launch(value, "main") == SessionContext("main", agent_id)

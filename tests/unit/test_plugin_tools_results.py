@@ -124,7 +124,7 @@ def test_the_lookup_is_exact_and_case_sensitive() -> None:
 
 def test_the_scheduler_constants_are_automations_and_its_cron_alias() -> None:
     assert SCHEDULER_TOOL == "automations"
-    assert SCHEDULER_ALIASES == frozenset({"automations", "cron"})
+    assert sorted(SCHEDULER_ALIASES) == ["automations", "cron"]
 
 
 def test_cron_means_the_served_automations_tool() -> None:
@@ -213,8 +213,12 @@ def test_coerce_text_always_gives_a_string(value: object) -> None:
     assert isinstance(coerce_text(value), str)
 
 
-@given(value=st.dictionaries(st.text(max_size=5), st.none() | st.booleans() | st.text(max_size=8), max_size=4))
+_NON_INDEX_KEYS = st.text(max_size=5).filter(lambda key: not key[:1].isdigit())
+
+
+@given(value=st.dictionaries(_NON_INDEX_KEYS, st.none() | st.booleans() | st.text(max_size=8), max_size=4))
 def test_coerce_text_of_an_object_is_its_compact_json(value: dict[str, Any]) -> None:
+    # Integer-like keys are left out: JavaScript writes them first, in numeric order (covered by jsjson's tests).
     assert coerce_text(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 

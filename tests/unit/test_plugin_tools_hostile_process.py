@@ -1,0 +1,173 @@
+"""Hostile input against ONE real ``openclaw-plugin-tools`` process (issue 13 acceptance: 1,000 random
+``tools/call`` requests never crash the server and never run a blocked tool).
+
+The server serves the fixture plugin ``hookplug`` with ``HOOKPLUG_MODE=block``: its hook blocks every call of
+``echo_tool``. Hypothesis sends random tool names (the served ones, the scheduler aliases, random text) with
+random params (any JSON: deep nesting, huge integers, lone surrogates, non-object arguments, extra keys) and,
+now and then, a garbage line. After every request the server must answer it with a result or a JSON-RPC error;
+at the end it still answers ``ping``, ``echo_tool`` never ran (the plugin's log), stderr has no traceback, and
+the process exits 0 on stdin EOF.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.docker.gateway_harness import isolated_env
+from tests.fixtures.plugins import SITE
+
+COMMAND = [str(Path(sys.executable).parent / "openclaw-plugin-tools")]
+READ_TIMEOUT_S = 20.0
+NAMES = ["echo_tool", "fail_tool", "img_tool", "noschema_tool", "raw_tool", "cron", "automations", "ECHO_TOOL"]
+
+
+@dataclass
+class Server:
+    process: subprocess.Popen[bytes]
+    log: Path
+    stderr: Path
+    next_id: int = 0
+    buffer: bytearray = field(default_factory=bytearray)
+
+    def send_line(self, line: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + b"\n")
+        self.process.stdin.flush()
+
+    def read_message(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        fd = self.process.stdout.fileno()
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_READ)
+            while b"\n" not in self.buffer:
+                if not selector.select(READ_TIMEOUT_S):
+                    raise TimeoutError(f"no answer within {READ_TIMEOUT_S} s")
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    raise EOFError("the server closed stdout")
+                self.buffer += chunk
+        line, _, rest = bytes(self.buffer).partition(b"\n")
+        self.buffer = bytearray(rest)
+        message = json.loads(line)
+        assert isinstance(message, dict), message
+        return message
+
+    def request(self, method: str, params: Any) -> dict[str, Any]:
+        self.next_id += 1
+        frame: dict[str, Any] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            frame["params"] = params
+        self.send_line(json.dumps(frame).encode())
+        while True:
+            message = self.read_message()
+            if message.get("id") == self.next_id:
+                return message
+            # the answer to a garbage line sent before: only ever an error
+            assert "error" in message and "result" not in message, message
+
+    def executions(self, tool: str) -> int:
+        if not self.log.is_file():
+            return 0
+        lines = self.log.read_text(encoding="utf-8").splitlines()
+        return sum(1 for line in lines if line.strip() and json.loads(line).get("exec") == tool)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    state = tmp_path_factory.mktemp("hostile") / "state"
+    state.mkdir()
+    (state / "openclaw.json").write_text(json.dumps({"plugins": {"entries": {"hookplug": {"enabled": True}}}}))
+    log, stderr = state / "hookplug-log.jsonl", state / "stderr.txt"
+    extra = {
+        "HOOKPLUG_MODE": "block",
+        "HOOKPLUG_LOG": str(log),
+        "PYTHONPATH": os.pathsep.join([str(SITE), os.environ.get("PYTHONPATH", "")]),
+    }
+    with stderr.open("wb") as err:
+        process = subprocess.Popen(
+            COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, env=isolated_env(state, extra=extra)
+        )
+    try:
+        started = Server(process, log, stderr)
+        initialize = started.request(
+            "initialize",
+            {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "h", "version": "1"}},
+        )
+        assert "result" in initialize, initialize
+        started.send_line(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        yield started
+    finally:
+        if process.poll() is None:
+            process.kill()  # only the process this fixture started, by its handle
+        process.wait(timeout=10)
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                stream.close()
+
+
+_LEAVES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**30), max_value=10**30),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=12),
+    st.sampled_from(["\ud800", "rm -rf /", "\x00", "__proto__", "constructor", "a" * 5000]),
+)
+_JSON = st.recursive(
+    _LEAVES,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=25,
+)
+_ARGUMENTS = st.one_of(
+    st.dictionaries(st.sampled_from(["text", "a", "b", "cmd", "__proto__", ""]) | st.text(max_size=6), _JSON),
+    _JSON,
+)
+_GARBAGE = st.sampled_from([b"", b"{", b"[]", b"null", b'{"jsonrpc":"2.0"}', b"\xff\xfe", b'{"id":{},"method":1}'])
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    name=st.one_of(st.sampled_from(NAMES), st.text(max_size=20)),
+    arguments=st.one_of(st.just(None), _ARGUMENTS),
+    garbage=st.one_of(st.none(), _GARBAGE),
+)
+def test_random_calls_never_crash_the_server_nor_run_the_blocked_tool(
+    server: Server, name: str, arguments: Any, garbage: bytes | None
+) -> None:
+    if garbage is not None:
+        server.send_line(garbage)
+    params: dict[str, Any] = {"name": name}
+    if arguments is not None:
+        params["arguments"] = arguments
+    response = server.request("tools/call", params)
+    if "error" in response:
+        assert isinstance(response["error"]["code"], int) and response["error"]["code"] < 0, response
+    else:
+        result = response["result"]
+        assert isinstance(result["content"], list), result
+        if name == "echo_tool" and isinstance(arguments, dict):
+            assert result == {"content": [{"type": "text", "text": "blocked by hookplug"}], "isError": True}
+    assert server.process.poll() is None
+    assert server.executions("echo_tool") == 0
+
+
+def test_after_the_storm_the_server_answers_and_exits_cleanly(server: Server) -> None:
+    assert server.request("ping", None)["result"] == {}
+    assert server.executions("echo_tool") == 0
+    assert server.process.stdin is not None
+    server.process.stdin.close()
+    assert server.process.wait(timeout=30) == 0
+    text = server.stderr.read_text(encoding="utf-8", errors="replace")
+    assert "Traceback" not in text, text
