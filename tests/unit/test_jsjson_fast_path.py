@@ -51,3 +51,15 @@ def test_the_fast_path_writes_what_the_node_by_node_writer_writes(value: Any, in
 )
 def test_values_python_would_write_differently_take_the_javascript_path(value: Any, text: str) -> None:
     assert js_dumps(value, None) == text
+
+
+def test_a_cyclic_value_is_an_error_not_an_endless_loop() -> None:
+    cyclic: dict[str, Any] = {}
+    cyclic["self"] = [cyclic]
+    with pytest.raises(RecursionError):
+        js_dumps(cyclic, None)
+
+
+def test_a_shared_subvalue_is_written_at_each_place() -> None:
+    shared = {"k": [1, 2]}
+    assert js_dumps({"a": shared, "b": [shared, shared]}, None) == '{"a":{"k":[1,2]},"b":[{"k":[1,2]},{"k":[1,2]}]}'
