@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from application.errors import (
     ApplicationError,
     CommandError,
+    ConfigReadError,
     ConfigReadOnlyError,
     ConfigStoreError,
     InvalidConfigError,
@@ -25,7 +26,7 @@ from domain.config_doc import (
     substitute_env,
 )
 from domain.config_issues import Issue, ValidatorThrew
-from domain.config_load import ConfigAnalysis, analyze_config
+from domain.config_load import ConfigAnalysis, analyze_config, unreadable_config
 from domain.includes import IncludeError, resolve_includes
 from domain.validation import validate_config
 from jscompat.jsjson import js_order
@@ -36,7 +37,7 @@ if TYPE_CHECKING:  # annotations only: the lease port's value classes cost ≈2.
     from application.ports.config import ConfigEdit, ConfigStore, ServerRefs
     from application.ports.leases import LeaseStore
 
-__all__ = ["Committed", "ConfigService", "Warn"]
+__all__ = ["Committed", "ConfigService", "OnCommitted", "Warn"]
 
 Warn = Callable[[str], None]
 ServersChange = Callable[[dict[str, Any]], None]
@@ -48,6 +49,15 @@ class Committed:
 
     before: dict[str, Any]
     after: dict[str, Any]
+
+    def server(self, name: str, *, after: bool) -> object:
+        """Server ``name`` as authored after (or before) the write; ``None`` when absent."""
+        mcp = (self.after if after else self.before).get("mcp")
+        servers = mcp.get("servers") if isinstance(mcp, dict) else None
+        return servers.get(name) if isinstance(servers, dict) else None
+
+
+OnCommitted = Callable[[Committed], Awaitable[None]]
 
 
 def _readonly_lines(env: Mapping[str, str], path: str) -> list[str] | None:
@@ -134,34 +144,43 @@ class ConfigService:
 
         Warns (through ``warn``) about missing env vars and about a config written by a newer version.
         """
-        file = await self._store.read()
+        try:
+            file = await self._store.read()
+        except ConfigReadError as exc:
+            raise InvalidConfigError(self.path, unreadable_config(str(exc))) from exc
         analysis = self._check(file.text, announce=True)
         if analysis.newer_version is not None:
             self._warn(version_skew_warning(analysis.newer_version))
         return analysis
 
-    async def commit(self, label: str, server: str, change: ServersChange) -> Committed:
+    async def commit(
+        self, label: str, server: str, change: ServersChange, on_committed: OnCommitted | None = None
+    ) -> Committed:
         """Apply ``change`` to the authored ``mcp.servers`` map and write the result.
 
         The whole read → change → validate → write runs under the store's write lock, so concurrent
         writers never lose updates. ``change`` may raise ``CommandError`` to abort without writing.
         ``server`` names the entry the change is about: when it, ``mcp.servers`` or ``mcp`` comes from an
         ``$include`` file the change is refused (no write-through into include files, spec D7).
+        ``on_committed`` runs once the file is written, still under the server's lifecycle lease (the OAuth
+        clearing of tool-policy-and-lifecycle §4); what it raises propagates, the write stays.
         """
         lines = _readonly_lines(self._env, self.path)
         if lines is not None:
             raise ConfigReadOnlyError(lines)
         key = server.strip()
         if self._lifecycle is None or not key:
-            return await self._commit(label, server, change)
+            return await self._commit(label, server, change, on_committed)
         from application.ports.leases import MCP_LIFECYCLE_LEASE as policy  # deferred: see the imports
 
         async with self._lifecycle.hold(
             policy.scope, key, duration_ms=policy.duration_ms, wait_ms=policy.wait_ms, label=policy.label
         ):
-            return await self._commit(label, server, change)
+            return await self._commit(label, server, change, on_committed)
 
-    async def _commit(self, label: str, server: str, change: ServersChange) -> Committed:
+    async def _commit(
+        self, label: str, server: str, change: ServersChange, on_committed: OnCommitted | None
+    ) -> Committed:
         async with self._store.edit() as edit:
             current = edit.current
             analysis = self._check(current.text, announce=False)
@@ -183,9 +202,12 @@ class ConfigService:
                 if has_json5_comment(current.text):
                     self._warn(f"Config write will strip JSON5 comments from {self.path}.")
             await edit.replace(text)
+        committed = Committed(analysis.authored, after)
+        if on_committed is not None:
+            await on_committed(committed)
         if self._refs is not None and label != "unset":
             await self._refs.mark_independent(server, self._clock.now_ms())
-        return Committed(analysis.authored, after)
+        return committed
 
     def _validate(self, document: dict[str, Any]) -> list[Issue]:
         """Validate a would-be config as the reader will see it (includes merged, env substituted)."""

@@ -11,6 +11,7 @@ __all__ = [
     "ApplicationError",
     "CommandError",
     "ConfigLockTimeout",
+    "ConfigReadError",
     "ConfigReadOnlyError",
     "ConfigStoreError",
     "InvalidConfigError",
@@ -50,6 +51,10 @@ class WriteRejectedError(ApplicationError):
 
 class ConfigStoreError(ApplicationError):
     """The config store could not read or write the config file (I/O failure, lock trouble)."""
+
+
+class ConfigReadError(ConfigStoreError):
+    """The config file exists but cannot be read (a directory, no permission): the config is invalid."""
 
 
 class ConfigLockTimeout(ConfigStoreError):

@@ -8,7 +8,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from application.config_service import ConfigService, Warn
+from application.config_service import Committed, ConfigService, OnCommitted, Warn
 from application.errors import CommandError
 from domain.canonical import canonicalize_server
 from domain.config_load import ConfigAnalysis
@@ -80,8 +80,12 @@ class Registry:
         collator: Collator,
         warnings: TransportWarnings,
         env: Mapping[str, str] | None = None,
+        credentials: Callable[[], OAuthCredentialStore] | None = None,
     ) -> None:
+        """``credentials`` builds the OAuth credential store the config writes clear replaced servers' credentials
+        in (tool-policy-and-lifecycle §4); it is called only when a write replaces an OAuth server."""
         self._config = config
+        self._credentials = credentials
         self._oauth = oauth
         self._collator = collator
         self._warnings = warnings
@@ -149,6 +153,29 @@ class Registry:
 
     # -- writes ------------------------------------------------------------------------------------
 
+    def _clearing(self, name: str) -> OnCommitted | None:
+        """After a committed write to server ``name``: clear the OAuth credentials it replaced (§4.2–§4.3)."""
+        factory = self._credentials
+        if factory is None:
+            return None
+
+        async def clear(committed: Committed) -> None:
+            from domain.oauth_clearing import replaced_oauth_clearing
+
+            plan = replaced_oauth_clearing(
+                name, committed.server(name, after=False), committed.server(name, after=True)
+            )
+            if plan is None:
+                return
+            store = factory()
+            if plan.operator:
+                await store.clear(plan.operator_key)
+            for key in await store.keys_with_prefix(plan.requester_prefix):
+                await store.clear(key)
+            await store.delete_pending_prefix(plan.requester_prefix)
+
+        return clear
+
     async def set_server(self, name: str, raw_value: str) -> None:
         await self._config.load()
         try:
@@ -166,7 +193,7 @@ class Registry:
                 return
             servers[key] = canonicalize_server(value)
 
-        await self._config.commit("set", key, change)
+        await self._config.commit("set", key, change, self._clearing(key))
 
     async def unset_server(self, name: str) -> None:
         await self._config.load()
@@ -179,7 +206,7 @@ class Registry:
                 raise CommandError(not_found_message(name, self.path))
             del servers[key]
 
-        await self._config.commit("unset", key, change)
+        await self._config.commit("unset", key, change, self._clearing(key))
 
     async def update_tools(self, name: str, include: str | None, exclude: str | None, clear: bool) -> None:
         await self._config.load()
@@ -206,7 +233,7 @@ class Registry:
 
                 merge_tool_filter(server, includes, excludes)
 
-        await self._config.commit("tool selection update", key, change)
+        await self._config.commit("tool selection update", key, change, self._clearing(key))
 
     async def add_server(self, name: str, request: AddRequest, probe: CandidateProbe | None) -> dict[str, Any]:
         """Create one server from flags, probing it first unless told not to; returns what was saved."""
@@ -231,7 +258,7 @@ class Registry:
                 return
             servers[key] = canonicalize_server(server)
 
-        await self._config.commit("set", key, change)
+        await self._config.commit("set", key, change, self._clearing(key))
         return server
 
     async def logout(self, name: str, credentials: OAuthCredentialStore) -> None:
@@ -285,5 +312,5 @@ class Registry:
                 return
             servers[name] = canonicalize_server(updated)
 
-        await self._config.commit("configure", name, change)
+        await self._config.commit("configure", name, change, self._clearing(name))
         return removed

@@ -15,7 +15,7 @@ from domain.validation import validate_config
 from jscompat.jsjson import js_dumps, js_order
 from jscompat.json5 import Json5Error, locate_value_line, parse_json5
 
-__all__ = ["ConfigAnalysis", "IssueView", "analyze_config"]
+__all__ = ["ConfigAnalysis", "IssueView", "analyze_config", "unreadable_config"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +76,12 @@ def _newer_version(document: Any) -> str | None:
     meta = document.get("meta") if isinstance(document, dict) else None
     version = meta.get("lastTouchedVersion") if isinstance(meta, dict) else None
     return str(version) if is_newer_version(version) else None
+
+
+def unreadable_config(message: str) -> ConfigAnalysis:
+    """The analysis of a config file that exists but cannot be read (``message``: the node-style error, e.g.
+    ``EISDIR: illegal operation on a directory, read``), as the reference reports it."""
+    return ConfigAnalysis(exists=True, issues=(IssueView("<root>", "<root>", f"read failed: Error: {message}"),))
 
 
 def analyze_config(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from domain.printable import printable
 from domain.transport import HttpConfig, Resolution
 from jscompat.jsjson import js_dumps, js_truthy
 
@@ -128,7 +129,7 @@ def status_lines(entry: dict[str, Any], *, verbose: bool) -> list[str]:
         parts.append("tool-filtered")
     if entry.get("supportsParallelToolCalls") is True:
         parts.append("parallel")
-    lines = [f"- {entry['name']}: {' '.join(parts)}"]
+    lines = [f"- {printable(entry['name'])}: {' '.join(parts)}"]
     if verbose:
         na = "n/a"
         lines.append(f"  launch: {entry.get('launch', na)}")

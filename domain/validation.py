@@ -52,6 +52,7 @@ from jscompat.urls import Url, parse_url
 
 __all__ = [
     "RESERVED_SERVER_NAME",
+    "ROOT_KEYS",
     "validate_config",
 ]
 
@@ -450,6 +451,57 @@ def _servers(value: object, path: Path, out: Collector) -> object:
     return value
 
 
+# The root schema's keys in its order (2026.9.6 ``OpenClawSchemaShape``); the root is a strict object, so any
+# other key makes the whole config invalid (``<root>: Unrecognized key: "big"``). Only ``agents``, ``tools``
+# and ``mcp`` are validated further (D8).
+ROOT_KEYS: Final = (
+    "$schema",
+    "meta",
+    "env",
+    "wizard",
+    "diagnostics",
+    "logging",
+    "update",
+    "telemetry",
+    "browser",
+    "ui",
+    "secrets",
+    "auth",
+    "accessGroups",
+    "acp",
+    "models",
+    "nodeHost",
+    "agents",
+    "worktreeRoot",
+    "worktreeAcceleration",
+    "tools",
+    "security",
+    "bindings",
+    "broadcast",
+    "attachments",
+    "messages",
+    "tts",
+    "commands",
+    "approvals",
+    "session",
+    "cron",
+    "transcripts",
+    "hooks",
+    "channels",
+    "discovery",
+    "talk",
+    "gateway",
+    "cloudWorkers",
+    "desktop",
+    "memory",
+    "mcp",
+    "skills",
+    "plugins",
+    "surfaces",
+    "proxy",
+)
+_ROOT_KEY_SET: Final = frozenset(ROOT_KEYS)
+
 _MCP_SHAPE: Final[dict[str, FieldCheck]] = {
     "sessionIdleTtlMs": _non_negative_number,
     "servers": _servers,
@@ -462,8 +514,8 @@ _MCP_SHAPE: Final[dict[str, FieldCheck]] = {
 
 def validate_config(root: object) -> list[Issue]:
     """The issues of a whole config document, as far as the port validates it (D8): the root must be an
-    object, the tool-policy fields of ``agents`` and ``tools`` must satisfy :mod:`domain.validation_tools`
-    and the ``mcp`` block §2.1–§2.3. Empty list = valid.
+    object with only the keys of :data:`ROOT_KEYS`, the tool-policy fields of ``agents`` and ``tools`` must
+    satisfy :mod:`domain.validation_tools` and the ``mcp`` block §2.1–§2.3. Empty list = valid.
 
     Raises ``ValidatorThrew`` where the reference's validator throws (see there).
     """
@@ -483,4 +535,7 @@ def validate_config(root: object) -> list[Issue]:
         check_tools(_strip_proto(root["tools"]), ("tools",), out)
     if "mcp" in root:
         _object(_strip_proto(mcp), ("mcp",), out, _MCP_SHAPE, strict=True)
+    unknown = [key for key in js_ordered_keys(root) if key not in _ROOT_KEY_SET and key != "__proto__"]
+    if unknown:
+        out.add((), unrecognized(unknown), aborts=False)
     return out.issues()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from adapters.filesystem.paths import resolve_config_path, resolve_home, resolve_state_db_path
@@ -164,4 +165,6 @@ def registry(env: Mapping[str, str], warn: Warn, *, inline: bool = False, lifecy
         collator(),
         TransportWarnings(warn),
         env,
+        # inline writes run only while no state database exists: then there are no credentials to clear
+        credentials=None if inline else partial(credential_store, env),
     )

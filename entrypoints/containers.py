@@ -289,7 +289,13 @@ class Container(containers.DeclarativeContainer):
     )
     transport_warnings = providers.Singleton(_transport_warnings, warn)
     registry = providers.Factory(
-        _registry, config=config_service, oauth=oauth_status, collator=collator, warnings=transport_warnings
+        _registry,
+        config=config_service,
+        oauth=oauth_status,
+        collator=collator,
+        warnings=transport_warnings,
+        env=env,
+        credentials=oauth_credentials.provider,
     )
 
 

@@ -293,8 +293,10 @@ class SessionMcpRuntime:
         await self._runtime.__aexit__(exc_type, exc, tb)
 
     async def tools(self) -> list[McpTool]:
-        """The flat, prefixed, filtered tool list (connecting servers on first use)."""
+        """The flat, prefixed, filtered tool list (connecting servers on first use). Materialising the tools
+        counts as use of the session runtime (``mark_used``, tool-policy-and-lifecycle.md §1.3)."""
         catalog = await self._runtime.get_catalog()
+        self._runtime.mark_used()
         built = build_tools_from_catalog(catalog, self._collator.key, reserved_tool_names=self._reserved)
         allowed = self._gate.filter(built.tools, lambda spec: spec.name)
         return [McpTool(spec, self._runtime, self._collator.key, self._gate) for spec in allowed if spec.executable]

@@ -1,19 +1,23 @@
 """What the stdio servers (``openclaw mcp serve``, ``openclaw-plugin-tools``) share as processes: whole-line
-stderr (optionally through the secret redactor), the config guard and SIGINT/SIGTERM watching."""
+stderr (optionally through the secret redactor), the config guard and SIGINT/SIGTERM watching. The signal
+receiver is shared with the registry CLI, which cancels its connecting commands on SIGINT/SIGTERM/SIGHUP."""
 
 from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Callable, Mapping
-from typing import Any, TextIO
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
+import anyio.abc
 
 from application.errors import InvalidConfigError
-from entrypoints.containers import Container
 
-__all__ = ["Stderr", "load_config_document", "watch_signals"]
+if TYPE_CHECKING:  # annotations only: the CLI imports this module without loading the container
+    from entrypoints.containers import Container
+
+__all__ = ["Stderr", "load_config_document", "receive_signals", "watch_signals"]
 
 
 class Stderr:
@@ -65,14 +69,32 @@ async def load_config_document(
     return analysis.document, path
 
 
-async def watch_signals(trigger: Callable[[], None]) -> None:
+async def receive_signals(
+    on_signal: Callable[[signal.Signals], None],
+    signums: Iterable[signal.Signals],
+    *,
+    task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    """Handle ``signums`` until cancelled, calling ``on_signal`` with each one received.
+
+    Reports started (``task_group.start``) once the handlers are installed; cancellation restores the default
+    handlers. Where signals cannot be handled (not the main thread, no signal support) it reports started and
+    returns at once: the default handlers stay.
+    """
     try:
-        receiver = anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM)
+        receiver = anyio.open_signal_receiver(*signums)
         signals = receiver.__enter__()
     except (NotImplementedError, RuntimeError, ValueError):
-        return  # not the main thread, or no signal support: the default handlers stay
+        task_status.started()
+        return
     try:
-        async for _ in signals:
-            trigger()  # the first one starts shutdown; later ones are ignored
+        task_status.started()
+        async for signum in signals:
+            on_signal(signum)
     finally:
         receiver.__exit__(None, None, None)
+
+
+async def watch_signals(trigger: Callable[[], None]) -> None:
+    """SIGINT/SIGTERM call ``trigger`` (the first one starts shutdown; later ones are ignored by it)."""
+    await receive_signals(lambda _signum: trigger(), (signal.SIGINT, signal.SIGTERM))

@@ -39,7 +39,7 @@ from adapters.filesystem._lock import (
     pid_definitely_dead,
 )
 from adapters.filesystem.includes import FileIncludeLoader
-from application.errors import ConfigStoreError
+from application.errors import ConfigReadError, ConfigStoreError
 from application.ports.config import ConfigEdit, ConfigFile, ConfigStore
 from jscompat.text import to_well_formed
 
@@ -86,6 +86,13 @@ def node_error_message(exc: OSError, syscall: str) -> str:
     if exc.filename2 is not None:
         text += f" -> '{os.fsdecode(exc.filename2)}'"
     return text
+
+
+def _writable(path: str) -> bool:
+    """Whether the effective user may write ``path`` (root may write anything)."""
+    if os.access in os.supports_effective_ids:
+        return os.access(path, os.W_OK, effective_ids=True)
+    return os.access(path, os.W_OK)
 
 
 def _encode(text: str) -> bytes:
@@ -256,6 +263,13 @@ class _FileConfigEdit:
         directory = os.path.dirname(path)
         data = _encode(text)
         temp = os.path.join(directory, _temp_name(path, "write"))
+        if self._raw is not None and not _writable(path):
+            # a rename would swap in a new file where the user may not write the old one: refuse, change nothing
+            denied = PermissionError(errno.EACCES, "permission denied", path)
+            raise ConfigStoreError(
+                f"OpenClaw cannot write the config file {path}: it is not writable for this user. Fix its "
+                f"ownership or permissions, then try again. Underlying error: {node_error_message(denied, 'open')}"
+            )
         try:
             _chmod(directory, 0o700)
             _write_new_file(temp, data)
@@ -344,9 +358,9 @@ class FileConfigStore:
         except FileNotFoundError:
             return None
         except IsADirectoryError as exc:
-            raise ConfigStoreError("EISDIR: illegal operation on a directory, read") from exc
+            raise ConfigReadError("EISDIR: illegal operation on a directory, read") from exc
         except OSError as exc:
-            raise ConfigStoreError(node_error_message(exc, "open")) from exc
+            raise ConfigReadError(node_error_message(exc, "open")) from exc
 
     async def read(self) -> ConfigFile:
         raw = self._read_raw()

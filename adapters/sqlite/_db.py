@@ -99,8 +99,10 @@ def _make_private_dirs(directory: Path) -> None:
 
 
 def _harden_files(path: Path) -> None:
+    # Best effort, like the reference's ``bestEffortChmodSync``: a file owned by someone else (EPERM) or a
+    # filesystem without modes keeps its mode, and whether the database can be written is then SQLite's call.
     for candidate in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):
             os.chmod(candidate, _FILE_MODE)
 
 
@@ -126,15 +128,19 @@ def ensure_state_db(
     """Create the state database on demand and return a connection to it (see :func:`open_state_db`).
 
     Creates missing directories with mode 0700 (and makes the database's directory 0700), the file with mode
-    0600 (also applied to existing ``-wal``/``-shm`` files), switches the database to WAL, and runs the
-    ``schema`` statements (``CREATE … IF NOT EXISTS``) in one ``BEGIN IMMEDIATE`` transaction. Raises
-    ``OSError`` or ``sqlite3.Error``.
+    0600 (also applied, best effort, to an existing file and its ``-wal``/``-shm`` files), switches the
+    database to WAL, and runs the ``schema`` statements (``CREATE … IF NOT EXISTS``) in one
+    ``BEGIN IMMEDIATE`` transaction. Raises ``OSError`` or ``sqlite3.Error``.
     """
     path = Path(os.fspath(db_path))
     _make_private_dirs(path.parent)
     if not path.exists():
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, _FILE_MODE)
         os.close(fd)
+    # Before connecting, as the reference does (``ensureOpenClawStatePermissions`` before the open): SQLite
+    # picks read-only or read-write when it opens the file, so a mode fixed afterwards would make this
+    # call fail on a read-only file and the next one succeed.
+    _harden_files(path)
     conn = open_state_db(path, busy_timeout_ms=busy_timeout_ms)
     try:
         if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
@@ -150,7 +156,7 @@ def ensure_state_db(
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise
-        _harden_files(path)
+        _harden_files(path)  # the -wal/-shm files WAL mode has just created
     except BaseException:
         conn.close()
         raise

@@ -56,7 +56,8 @@ class ConfigStore(Protocol):
     async def read(self) -> ConfigFile:
         """Read the current file without locking. A missing file is ``ConfigFile(path, None)``.
 
-        Raises ``ConfigStoreError`` for any other read failure (permissions, a directory in the way, …).
+        Raises ``ConfigReadError`` (a ``ConfigStoreError``) when the file exists but cannot be read
+        (permissions, a directory in the way, …): the config service reports it as an invalid config.
         """
         ...
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from application.errors import CommandError
 from application.registry import CandidateProbe, Registry, not_found_message
+from domain.printable import printable
 from entrypoints import composition
 from entrypoints.cli.argv import Parsed
 from entrypoints.cli.console import Console
@@ -81,7 +82,7 @@ async def cmd_list(registry: Registry, options: ListOptions, console: Console) -
         suffix = ""
         if principals is not None:
             suffix = f" ({principals} connected {'principal' if principals == 1 else 'principals'})"
-        lines.append(f"- {name}{suffix}")
+        lines.append(f"- {printable(name)}{suffix}")
     lines += ["", SCOPE_NOTE]
     console.out("\n".join(lines))
     return 0
@@ -94,7 +95,7 @@ async def cmd_show(registry: Registry, options: ShowOptions, console: Console) -
         if name not in analysis.servers:
             raise CommandError(not_found_message(name, registry.path))
         document: Any = analysis.servers[name]
-        header = f'OpenClaw-managed MCP server "{name}" ({registry.path}):'
+        header = f'OpenClaw-managed MCP server "{printable(name)}" ({registry.path}):'
     else:
         document = analysis.servers
         header = f"OpenClaw-managed MCP servers ({registry.path}):"
@@ -125,21 +126,21 @@ async def cmd_status(registry: Registry, options: StatusOptions, console: Consol
 async def cmd_set(registry: Registry, options: SetOptions, console: Console) -> int:
     name = options.name
     await registry.set_server(name, options.value)
-    console.out(f'Saved MCP server "{name}" to {registry.path}.')
+    console.out(f'Saved MCP server "{printable(name)}" to {registry.path}.')
     return 0
 
 
 async def cmd_unset(registry: Registry, options: UnsetOptions, console: Console) -> int:
     name = options.name
     await registry.unset_server(name)
-    console.out(f'Removed MCP server "{name}" from {registry.path}.')
+    console.out(f'Removed MCP server "{printable(name)}" from {registry.path}.')
     return 0
 
 
 async def cmd_tools(registry: Registry, options: ToolsOptions, console: Console) -> int:
     name = options.name
     await registry.update_tools(name, options.include, options.exclude, options.clear)
-    console.out(f'Updated MCP tool selection for "{name}" in {registry.path}.')
+    console.out(f'Updated MCP tool selection for "{printable(name)}" in {registry.path}.')
     return 0
 
 
@@ -151,9 +152,9 @@ async def cmd_configure(registry: Registry, options: ConfigureOptions, console: 
     probe = candidate_probe(registry, console) if options.probe else None
     removed = await registry.configure(name, request, probe)
     if removed:
-        console.out(f'Removed disabled MCP override for "{name}" in {registry.path}.')
+        console.out(f'Removed disabled MCP override for "{printable(name)}" in {registry.path}.')
     else:
-        console.out(f'Updated MCP server "{name}" in {registry.path}.')
+        console.out(f'Updated MCP server "{printable(name)}" in {registry.path}.')
     return 0
 
 
@@ -197,9 +198,9 @@ async def cmd_add(registry: Registry, options: AddOptions, console: Console) -> 
     )
     probe = candidate_probe(registry, console) if options.probe else None
     saved = await registry.add_server(name, request, probe)
-    console.out(f'Saved MCP server "{name}" to {registry.path}.')
+    console.out(f'Saved MCP server "{printable(name)}" to {registry.path}.')
     if saved.get("auth") == "oauth":
-        console.out(f"Run openclaw mcp login {name} to authorize this MCP server.")
+        console.out(f"Run openclaw mcp login {printable(name)} to authorize this MCP server.")
     return 0
 
 
@@ -249,7 +250,7 @@ async def cmd_probe(registry: Registry, options: ProbeOptions, console: Console)
 async def cmd_logout(registry: Registry, options: LogoutOptions, console: Console) -> int:
     name = options.name
     await registry.logout(name, composition.credential_store(registry.env))
-    console.out(f'MCP OAuth credentials cleared for "{name}".')
+    console.out(f'MCP OAuth credentials cleared for "{printable(name)}".')
     return 0
 
 
@@ -282,8 +283,8 @@ async def cmd_login(registry: Registry, options: LoginOptions, console: Console)
         raise CommandError(f'MCP server "{name}" needs a valid HTTP transport for OAuth login.')
     oauth = sqlite_mcp_oauth(composition.state_db_path(registry.env))
     target = server_of(name, config)
-    saved = f'MCP OAuth credentials saved for "{name}".'
-    manual = f"openclaw mcp login {name} --code <code>"
+    saved = f'MCP OAuth credentials saved for "{printable(name)}".'
+    manual = f"openclaw mcp login {printable(name)} --code <code>"
     code = options.code
     async with http_oauth_protocol(config) as protocol:
         if code:
@@ -303,7 +304,7 @@ async def cmd_login(registry: Registry, options: LoginOptions, console: Console)
                     )
                 except OAuthCallbackError as exc:
                     console.out(f"Could not start the local OAuth callback ({exc}).")
-            console.out(f'Open this URL to authorize "{name}":')
+            console.out(f'Open this URL to authorize "{printable(name)}":')
             console.out(session.authorization_url)
             if listener is None:
                 console.out(f"After approval, run {manual}.")

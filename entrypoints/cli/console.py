@@ -1,5 +1,6 @@
 """Where the CLI's lines go: stdout and stderr, every text line through the secret redactor
-(spec cli-registry §0.4, §4.4, D4), JSON documents verbatim."""
+(spec cli-registry §0.4, §4.4, D4) with its control characters made visible (``\x1b``), JSON documents
+verbatim."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ __all__ = ["Console"]
 
 
 def _redacted(text: str) -> str:
+    from domain.printable import printable_lines
     from domain.redaction import redact_text_line  # deferred: JSON-only commands never load its patterns
 
-    return "".join(redact_text_line(line) + "\n" for line in text.split("\n"))
+    return "".join(redact_text_line(printable_lines(line)) + "\n" for line in text.split("\n"))
 
 
 class Console:
@@ -23,7 +25,7 @@ class Console:
         self._stderr = stderr or sys.stderr
 
     def out(self, text: str) -> None:
-        """Print text lines to stdout, each redacted."""
+        """Print text lines to stdout, each redacted, control characters other than tabs escaped."""
         self._stdout.write(_redacted(text))
 
     def err(self, text: str) -> None:

@@ -63,7 +63,7 @@ def run(argv: Sequence[str], env: Mapping[str, str], console: Console) -> int:
             return run_inline(commands.dispatch(parsed, env, console, True))
         import anyio  # deferred: only commands that connect, lease or run checks concurrently need a loop
 
-        return anyio.run(commands.dispatch, parsed, env, console, False)
+        return anyio.run(_dispatch_until_signalled, parsed, env, console)
     except InvalidConfigError as exc:
         from entrypoints.cli import render  # deferred: only failure paths render frames and envelopes
         from entrypoints.composition import home_dir
@@ -93,6 +93,59 @@ def run(argv: Sequence[str], env: Mapping[str, str], console: Console) -> int:
         return 130
     except Exception as exc:  # the last line of defence: a frame, never a bare traceback
         return _uncaught(str(exc) or type(exc).__name__, exc, argv, env, console, as_json)
+
+
+async def _dispatch_until_signalled(parsed: Parsed, env: Mapping[str, str], console: Console) -> int:
+    """``commands.dispatch`` on the loop, cancelled by SIGINT, SIGTERM or SIGHUP.
+
+    The first signal cancels the command; its connections tear down under that cancellation (a stdio
+    server's whole process group is killed and confirmed extinct) while later signals are swallowed, so
+    they cannot cut the teardown short; once it is over they are ignored until the process exits. The exit
+    code is then 128 + the first signal's number (130, 143, 129), whatever the command's outcome.
+    """
+    import signal  # deferred, like anyio: only the commands that run on a loop watch signals
+
+    import anyio
+    import anyio.abc
+
+    from entrypoints.cli import commands
+    from entrypoints.stdio_process import receive_signals
+
+    signums = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    received: list[signal.Signals] = []
+    failure: Exception | None = None
+    code = 1
+    work = anyio.CancelScope()
+
+    def stop(signum: signal.Signals) -> None:
+        if not received:
+            received.append(signum)
+            work.cancel()
+
+    async def watch(*, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        try:
+            await receive_signals(stop, signums, task_status=task_status)
+        finally:
+            if received:  # on the way out: closing the receiver restored the default (fatal) handlers
+                for signum in signums:
+                    signal.signal(signum, signal.SIG_IGN)
+
+    async with anyio.create_task_group() as tg:
+        await tg.start(watch)
+        try:
+            with work:
+                code = await commands.dispatch(parsed, env, console, False)
+        except Exception as exc:  # raised below, outside the task group (not as an exception group)
+            failure = exc
+        finally:
+            tg.cancel_scope.cancel()  # the receiver: handlers stay until the command's teardown is over
+    if received:
+        if failure is not None:  # e.g. the teardown could not confirm a process group gone
+            console.err(str(failure) or type(failure).__name__)
+        return 128 + received[0]
+    if failure is not None:
+        raise failure
+    return code
 
 
 def _uncaught(

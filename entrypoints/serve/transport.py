@@ -32,7 +32,8 @@ __all__ = [
 ]
 
 MAX_LINE_BYTES: Final = 10 * 1024 * 1024
-"""The SDK's read buffer limit: a longer unterminated line closes the transport."""
+"""The SDK's read buffer limit: a line longer than this with its newline, or an unterminated one, closes the
+transport."""
 
 _READ_CHUNK: Final = 65536
 _READ_BACKLOG: Final = 4 * 1024 * 1024
@@ -215,14 +216,20 @@ class StdioTransport:
                 break
             buffer += chunk
             start = 0
+            too_long = False
             while (end := buffer.find(b"\n", start)) != -1:
+                if end + 1 - start > MAX_LINE_BYTES:
+                    # However the input was split into reads: the SDK buffers a line and its newline before
+                    # taking the line, and refuses to hold more than MAX_LINE_BYTES.
+                    too_long = True
+                    break
                 line = bytes(buffer[start:end])
                 start = end + 1
                 await handle(line[:-1] if line.endswith(b"\r") else line)
                 if stopped():
                     return
             del buffer[:start]
-            if len(buffer) > MAX_LINE_BYTES:
+            if too_long or len(buffer) > MAX_LINE_BYTES:
                 break  # the SDK clears its buffer and closes the transport
         if not stopped():
             self.signal_close()

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from domain.validation import ROOT_KEYS
 from tests.docker.gateway_harness import Reference, isolated_env
 
 pytestmark = [pytest.mark.reference]
@@ -28,6 +29,12 @@ ROOT = Path(__file__).resolve().parents[2]
 OURS = [sys.executable, "-m", "entrypoints.cli.main"]
 TIMEOUT_S = 120
 SERVERS = {"servers": {"docs": {"command": "uvx", "args": ["context7-mcp"]}}}
+ROOT_VALUES: dict[str, Any] = {  # a value the reference accepts for each root key that is not an object
+    "$schema": "https://example.com/openclaw.schema.json",
+    "worktreeRoot": "/srv/worktrees",
+    "worktreeAcceleration": False,
+    "bindings": [],
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +118,12 @@ CASES: list[Case] = [
             "agents": {"entries": {"main": {"tools": {"allow": ["a"], "alsoAllow": ["b"]}}}},
         },
     ),
+    # the root is a strict object (issue 14 item 4): unknown keys reject the whole config, after the other issues
+    Case("root-unknown-keys", {"big": "x", "zzz": 1, "tools": {"profile": "bogus"}, "mcp": SERVERS}),
+    Case("root-unknown-key-set", {"big": {"a": 1}, "mcp": {}}, ("set", "x", '{"command":"y"}')),
+    Case("root-every-known-key", {**{key: ROOT_VALUES.get(key, {}) for key in ROOT_KEYS}, "mcp": SERVERS}),
 ]
+VALID = frozenset({"valid-policy", "root-every-known-key"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,4 +181,4 @@ def test_the_reference_rejects_every_malformed_case_and_accepts_the_valid_one(
     outcomes: dict[str, tuple[Outcome, Outcome]],
 ) -> None:
     codes = {name: ref.code for name, (ref, _) in outcomes.items()}
-    assert codes == {case.name: 0 if case.name == "valid-policy" else 1 for case in CASES}
+    assert codes == {case.name: 0 if case.name in VALID else 1 for case in CASES}

@@ -1737,3 +1737,35 @@ def test_the_json_envelope_path_is_trimmed_but_the_text_path_is_not() -> None:
 )
 def test_type_names_are_the_ones_zod_prints(value: object, name: str) -> None:
     assert type_name(value) == name
+
+
+# --- the root is a strict object (issue 14 item 4) ------------------------------------------------------
+
+
+def _pairs(document: Any) -> list[tuple[str, str]]:
+    return [(issue.dotted, issue.message) for issue in validate_config(document)]
+
+
+def test_an_unknown_root_key_rejects_the_config() -> None:
+    assert _pairs({"big": "x", "mcp": {}}) == [("<root>", 'Unrecognized key: "big"')]
+
+
+def test_unknown_root_keys_come_after_the_other_issues_in_property_order() -> None:
+    document = json.loads(
+        '{"zzz": 1, "big": "x", "tools": {"profile": "bogus"}, "mcp": {"servers": {"a": {"url": 5}}}}'
+    )
+    pairs = _pairs(document)
+    assert pairs[-1] == ("<root>", 'Unrecognized keys: "zzz", "big"')
+    assert [dotted for dotted, _ in pairs[:-1]] == ["tools.profile", "mcp.servers.a.url"]
+
+
+def test_every_root_key_of_the_reference_schema_is_accepted() -> None:
+    from domain.validation import ROOT_KEYS
+
+    values: dict[str, Any] = {"$schema": "s", "worktreeRoot": "/w", "worktreeAcceleration": False, "bindings": []}
+    assert len(ROOT_KEYS) == 44
+    assert _pairs({key: values.get(key, {}) for key in ROOT_KEYS}) == []
+
+
+def test_a_proto_root_key_is_not_reported() -> None:
+    assert _pairs(json.loads('{"__proto__": {"x": 1}, "mcp": {}}')) == []
