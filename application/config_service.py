@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from application.errors import (
     ApplicationError,
-    CommandError,
+    ChangeInvalidError,
     ConfigReadError,
     ConfigReadOnlyError,
     ConfigStoreError,
@@ -37,10 +37,14 @@ if TYPE_CHECKING:  # annotations only: the lease port's value classes cost ≈2.
     from application.ports.config import ConfigEdit, ConfigStore, ServerRefs
     from application.ports.leases import LeaseStore
 
-__all__ = ["Committed", "ConfigService", "OnCommitted", "Warn"]
+__all__ = ["Committed", "ConfigService", "DocumentChange", "OnCommitted", "Warn"]
 
 Warn = Callable[[str], None]
 ServersChange = Callable[[dict[str, Any]], None]
+DocumentChange = Callable[[dict[str, Any]], dict[str, Any]]
+"""Maps the authored document to the one to write (a new object; the argument must not be changed)."""
+Precondition = Callable[[str | None], None]
+"""Checks the current file text under the write lock; raises to abort the write."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +157,14 @@ class ConfigService:
             self._warn(version_skew_warning(analysis.newer_version))
         return analysis
 
+    async def inspect(self) -> tuple[str | None, ConfigAnalysis]:
+        """The current file text and its analysis, without raising for an invalid config or warning."""
+        try:
+            file = await self._store.read()
+        except ConfigReadError as exc:
+            return None, unreadable_config(str(exc))
+        return file.text, analyze_config(file.text, self._env, self._store.include_loader(), self.path)
+
     async def commit(
         self, label: str, server: str, change: ServersChange, on_committed: OnCommitted | None = None
     ) -> Committed:
@@ -165,35 +177,61 @@ class ConfigService:
         ``on_committed`` runs once the file is written, still under the server's lifecycle lease (the OAuth
         clearing of tool-policy-and-lifecycle §4); what it raises propagates, the write stays.
         """
+
+        def transform(authored: dict[str, Any]) -> dict[str, Any]:
+            return mutate_servers(authored, change)
+
+        return await self.commit_document(label, server, transform, on_committed)
+
+    async def commit_document(
+        self,
+        label: str,
+        server: str,
+        change: DocumentChange,
+        on_committed: OnCommitted | None = None,
+        precondition: Precondition | None = None,
+    ) -> Committed:
+        """``commit`` for a change of the whole authored document (the settings page's editor and row actions).
+
+        ``precondition`` sees the file text under the write lock first (the base-hash check). An empty
+        ``server`` holds no lifecycle lease and marks no server independent.
+        """
         lines = _readonly_lines(self._env, self.path)
         if lines is not None:
             raise ConfigReadOnlyError(lines)
         key = server.strip()
         if self._lifecycle is None or not key:
-            return await self._commit(label, server, change, on_committed)
+            return await self._commit(label, server, change, on_committed, precondition)
         from application.ports.leases import MCP_LIFECYCLE_LEASE as policy  # deferred: see the imports
 
         async with self._lifecycle.hold(
             policy.scope, key, duration_ms=policy.duration_ms, wait_ms=policy.wait_ms, label=policy.label
         ):
-            return await self._commit(label, server, change, on_committed)
+            return await self._commit(label, server, change, on_committed, precondition)
 
     async def _commit(
-        self, label: str, server: str, change: ServersChange, on_committed: OnCommitted | None
+        self,
+        label: str,
+        server: str,
+        change: DocumentChange,
+        on_committed: OnCommitted | None,
+        precondition: Precondition | None,
     ) -> Committed:
         async with self._store.edit() as edit:
             current = edit.current
+            if precondition is not None:
+                precondition(current.text)
             analysis = self._check(current.text, announce=False)
             if analysis.includes is not None:
                 conflict = analysis.includes.write_conflict(server)
                 if conflict is not None:
                     where = ".".join(str(part) for part in conflict)
                     raise ApplicationError(f"Config include write-through is not supported for {where}.")
-            after = mutate_servers(analysis.authored, change)
+            after = change(analysis.authored)
             issues = self._validate(after)
             if issues:
                 first = issues[0]
-                raise CommandError(f"Config invalid after MCP {label} ({first.dotted}: {first.message}).")
+                raise ChangeInvalidError(f"Config invalid after MCP {label} ({first.dotted}: {first.message}).", issues)
             text = serialize_config(prepare_written_document(after, first_write=not current.exists))
             if current.text is not None:
                 verdict = clobber_verdict(current.text, analysis.authored, text, parse_ok=True)
@@ -205,7 +243,7 @@ class ConfigService:
         committed = Committed(analysis.authored, after)
         if on_committed is not None:
             await on_committed(committed)
-        if self._refs is not None and label != "unset":
+        if self._refs is not None and label != "unset" and server:
             await self._refs.mark_independent(server, self._clock.now_ms())
         return committed
 

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from domain.config_issues import Issue
     from domain.config_load import ConfigAnalysis
 
 __all__ = [
     "ApplicationError",
+    "ChangeInvalidError",
     "CommandError",
+    "ConfigConflictError",
     "ConfigLockTimeout",
     "ConfigReadError",
     "ConfigReadOnlyError",
     "ConfigStoreError",
     "InvalidConfigError",
     "OAuthStoreError",
+    "ServerNotFoundError",
     "WriteRejectedError",
 ]
 
@@ -63,3 +68,22 @@ class ConfigLockTimeout(ConfigStoreError):
 
 class OAuthStoreError(ApplicationError):
     """The OAuth credential store could not be read or written, or holds an invalid row."""
+
+
+class ChangeInvalidError(CommandError):
+    """A change would leave the config invalid; ``issues`` are the validator's, first one in the message."""
+
+    def __init__(self, message: str, issues: Sequence[Issue]) -> None:
+        super().__init__(message)
+        self.issues = tuple(issues)
+
+
+class ServerNotFoundError(CommandError):
+    """The named server is not in ``mcp.servers``; the message is the CLI's."""
+
+
+class ConfigConflictError(ApplicationError):
+    """The config changed since the snapshot a change was based on (the settings page's base hash)."""
+
+    def __init__(self) -> None:
+        super().__init__("config changed since last load; re-run config.get and retry")

@@ -92,6 +92,10 @@ class Registry:
         self.env: Mapping[str, str] = env if env is not None else {}
 
     @property
+    def config(self) -> ConfigService:
+        return self._config
+
+    @property
     def oauth(self) -> OAuthStatusReader:
         return self._oauth
 
@@ -153,7 +157,7 @@ class Registry:
 
     # -- writes ------------------------------------------------------------------------------------
 
-    def _clearing(self, name: str) -> OnCommitted | None:
+    def clearing(self, name: str) -> OnCommitted | None:
         """After a committed write to server ``name``: clear the OAuth credentials it replaced (§4.2–§4.3)."""
         factory = self._credentials
         if factory is None:
@@ -193,7 +197,7 @@ class Registry:
                 return
             servers[key] = canonicalize_server(value)
 
-        await self._config.commit("set", key, change, self._clearing(key))
+        await self._config.commit("set", key, change, self.clearing(key))
 
     async def unset_server(self, name: str) -> None:
         await self._config.load()
@@ -206,7 +210,7 @@ class Registry:
                 raise CommandError(not_found_message(name, self.path))
             del servers[key]
 
-        await self._config.commit("unset", key, change, self._clearing(key))
+        await self._config.commit("unset", key, change, self.clearing(key))
 
     async def update_tools(self, name: str, include: str | None, exclude: str | None, clear: bool) -> None:
         await self._config.load()
@@ -233,7 +237,7 @@ class Registry:
 
                 merge_tool_filter(server, includes, excludes)
 
-        await self._config.commit("tool selection update", key, change, self._clearing(key))
+        await self._config.commit("tool selection update", key, change, self.clearing(key))
 
     async def add_server(self, name: str, request: AddRequest, probe: CandidateProbe | None) -> dict[str, Any]:
         """Create one server from flags, probing it first unless told not to; returns what was saved."""
@@ -258,7 +262,7 @@ class Registry:
                 return
             servers[key] = canonicalize_server(server)
 
-        await self._config.commit("set", key, change, self._clearing(key))
+        await self._config.commit("set", key, change, self.clearing(key))
         return server
 
     async def logout(self, name: str, credentials: OAuthCredentialStore) -> None:
@@ -312,5 +316,5 @@ class Registry:
                 return
             servers[name] = canonicalize_server(updated)
 
-        await self._config.commit("configure", name, change, self._clearing(name))
+        await self._config.commit("configure", name, change, self.clearing(name))
         return removed

@@ -402,7 +402,7 @@ def _command_suggestions(name: str) -> list[str]:
     units = utf16_units(normalized)
     limit = max(1, int(len(units) * 0.4))
     scored = []
-    for command in sorted(command.name for command in COMMANDS):
+    for command in sorted(command.name for command in COMMANDS if not command.hidden):
         if command == normalized:
             continue
         distance = _levenshtein(units, utf16_units(command))
@@ -573,7 +573,7 @@ def _layout(usage: str, description: str, sections: list[tuple[str, list[tuple[s
 
 def render_group_help() -> str:
     """``openclaw mcp``'s help (§3.0.4), byte for byte, without the trailing newline."""
-    commands = sorted(COMMANDS, key=lambda command: command.name)
+    commands = sorted((command for command in COMMANDS if not command.hidden), key=lambda command: command.name)
     return _layout(
         "openclaw mcp [options] [command]",
         GROUP_DESCRIPTION,

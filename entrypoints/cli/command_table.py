@@ -88,6 +88,8 @@ class Command(Record):
     summary: str
     arguments: tuple[Argument, ...] = ()
     options: tuple[Option, ...] = ()
+    hidden: bool = False
+    """Not listed in the group help or the unknown-command suggestions (commands 2026.9.6 does not have)."""
 
     def option_for_flag(self, flag: str) -> Option | None:
         """The option whose short or long flag is exactly ``flag`` (commander ``_findOption``)."""
@@ -245,6 +247,18 @@ COMMANDS: tuple[Command, ...] = (
         "Update per-server MCP tool include/exclude filters",
         (_NAME,),
         (_INCLUDE, _EXCLUDE, Option("--clear", "Clear this server's MCP tool filter", "flag", _FALSE)),
+    ),
+    Command(
+        "ui",
+        "Open the MCP settings page in a browser (local, loopback only)",
+        (),
+        (
+            Option("--port <port>", "Port to listen on (0: a free port)", "value", '"0"', "0"),
+            Option("--no-open", "Do not open the page in the default browser", "negate"),
+            Option("--print-url", "Print only the page URL on stdout", "flag", _FALSE),
+            Option("--apps-port <port>", "Port of the MCP Apps sandbox origin allowed in frames", "value"),
+        ),
+        hidden=True,
     ),
     Command("unset", "Remove one OpenClaw-managed MCP server", (_NAME,)),
 )

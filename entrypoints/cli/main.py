@@ -22,7 +22,7 @@ from application.errors import (
 )
 from entrypoints.cli.argv import Parsed, UsageError, parse, render_help
 from entrypoints.cli.console import Console
-from entrypoints.cli.options import ServeOptions
+from entrypoints.cli.options import ServeOptions, UiOptions
 
 __all__ = ["main", "main_mcp", "run"]
 
@@ -55,6 +55,10 @@ def run(argv: Sequence[str], env: Mapping[str, str], console: Console) -> int:
             from entrypoints.serve.cli import serve_command
 
             return serve_command(parsed.options, env)
+        if isinstance(parsed.typed, UiOptions):  # a long-running server of its own (entrypoints.ui)
+            from entrypoints.ui.cli import ui_command
+
+            return ui_command(parsed.options, env, console)
         from entrypoints.cli import commands  # deferred: keeps `--help` and usage errors instant
 
         if commands.runs_inline(parsed.typed, env):

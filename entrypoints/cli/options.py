@@ -25,6 +25,7 @@ __all__ = [
     "ShowOptions",
     "StatusOptions",
     "ToolsOptions",
+    "UiOptions",
     "UnsetOptions",
 ]
 
@@ -144,6 +145,13 @@ class UnsetOptions(Record):
     name: str
 
 
+class UiOptions(Record):
+    port: str
+    open: bool
+    print_url: bool
+    apps_port: str | None
+
+
 CommandOptions: TypeAlias = (
     AddOptions
     | ConfigureOptions
@@ -158,6 +166,7 @@ CommandOptions: TypeAlias = (
     | ShowOptions
     | StatusOptions
     | ToolsOptions
+    | UiOptions
     | UnsetOptions
 )
 
@@ -175,6 +184,7 @@ OPTION_TYPES: dict[str, type[CommandOptions]] = {
     "show": ShowOptions,
     "status": StatusOptions,
     "tools": ToolsOptions,
+    "ui": UiOptions,
     "unset": UnsetOptions,
 }
 """The options class of each subcommand of ``entrypoints.cli.command_table.COMMANDS``."""
