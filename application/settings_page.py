@@ -235,6 +235,9 @@ class McpSettings:
                 restored = restore_redacted(mcp, stored, redacted)
             except SentinelMisplaced as exc:
                 raise ChangeRefused(str(exc)) from exc
+            servers = restored.get("servers") if isinstance(restored, dict) else None
+            if isinstance(servers, dict):
+                servers.pop("__proto__", None)  # as `openclaw mcp set` (spec D11)
             doc = copy.deepcopy(document)
             doc["mcp"] = restored
             names.update(_servers(document), _servers(doc))
