@@ -223,8 +223,13 @@ def _page() -> bytes:
     return resources.files("entrypoints.ui").joinpath("static", "settings.html").read_bytes()
 
 
-def create_app(settings: McpSettings, ui: UiSettings, probe: Callable[[str], Awaitable[dict[str, Any]]]) -> ASGIApp:
-    """The ASGI application of one ``openclaw mcp ui`` process."""
+def create_app(
+    settings: McpSettings,
+    ui: UiSettings,
+    probe: Callable[[str], Awaitable[dict[str, Any]]],
+    stopping: Callable[[], bool] = lambda: False,
+) -> ASGIApp:
+    """The ASGI application of one ``openclaw mcp ui`` process; event streams end once ``stopping()``."""
     page = _page()
     assets = {name: resources.files("entrypoints.ui").joinpath("static", name).read_bytes() for name in _ASSETS}
 
@@ -278,7 +283,7 @@ def create_app(settings: McpSettings, ui: UiSettings, probe: Callable[[str], Awa
             last = await settings.current_hash()
             yield b": connected\n\n"
             idle = 0.0
-            while True:
+            while not stopping():
                 await anyio.sleep(POLL_SECONDS)
                 digest = await settings.current_hash()
                 if digest != last:

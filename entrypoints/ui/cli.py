@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import io
+import logging
 import secrets
 import signal
 import socket
@@ -21,6 +22,7 @@ import anyio
 
 from application.errors import CommandError
 from application.registry import not_found_message
+from domain.redaction import redact_text_line
 from entrypoints import composition
 from entrypoints.cli.console import Console
 
@@ -101,20 +103,44 @@ async def _serve(
     async def probe(name: str) -> dict[str, Any]:
         return await _probe(registry, name, env)
 
-    app = create_app(settings, UiSettings(port, token, apps_origin), probe)
+    servers: list[Any] = []
+    app = create_app(settings, UiSettings(port, token, apps_origin), probe, lambda: servers[0].should_exit)
+    _one_line_logs()
     config = uvicorn.Config(
         app,
         log_config=None,
         log_level="warning",
         access_log=False,
         lifespan="off",
-        timeout_graceful_shutdown=1,
+        timeout_graceful_shutdown=3,
         server_header=False,
         date_header=False,
     )
     server = _server(config)
+    servers.append(server)
     await server.serve(sockets=[sock])
     return 0
+
+
+class _OneLine(logging.Formatter):
+    """uvicorn's log records as one line each: no tracebacks on stderr (the message names the failure)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            failure = record.exc_info[1]
+            text = f"{text}: {type(failure).__name__}: {failure}".rstrip(": ")
+        return "[mcp ui] " + redact_text_line(" ".join(text.split()))
+
+
+def _one_line_logs() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine())
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.asgi"):
+        logger = logging.getLogger(name)
+        logger.handlers = [handler]
+        logger.propagate = False
+        logger.setLevel(logging.WARNING)
 
 
 def _server(config: Any) -> Any:
@@ -144,7 +170,6 @@ async def _probe(registry: Any, name: str, env: Mapping[str, str]) -> dict[str, 
     """``openclaw mcp probe <name>`` for the page's Probe button: the ``probe --json`` document, the text
     lines, the diagnostics the command prints on stderr, and the connect-to-catalog time."""
     from domain.probe import probe_issue, probe_lines
-    from domain.redaction import redact_text_line
     from entrypoints.cli.probing import run_probe
 
     analysis = await registry.load()
