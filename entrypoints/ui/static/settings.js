@@ -30,7 +30,7 @@
     return stored || window.__mcpToken || null;
   }
 
-  const token = readToken();
+  let token = readToken();
 
   const state = {
     snapshot: null,
@@ -563,12 +563,37 @@
 
   // -- start ---------------------------------------------------------------------------------------------
 
+  let started = false;
+
   function start() {
+    if (!started) {
+      // a token may arrive later through a same-document navigation to `#token=…`
+      window.addEventListener("hashchange", () => {
+        const fresh = readToken();
+        if (fresh && fresh !== token) {
+          token = fresh;
+          $("#mcp-auth-required").hidden = true;
+          begin();
+        }
+      });
+      started = true;
+    }
     if (!token) {
       showUnauthenticated();
       return;
     }
+    begin();
+  }
+
+  let begun = false;
+
+  function begin() {
     $("#mcp-content").hidden = false;
+    if (begun) {
+      load({ replaceEditor: true });
+      return;
+    }
+    begun = true;
     $("#mcp-add-toggle").addEventListener("click", () => setFormOpen($("#mcp-add-form").hidden));
     $("#mcp-add-cancel").addEventListener("click", () => setFormOpen(false));
     $("#mcp-add-form").addEventListener("submit", submitAdd);
