@@ -57,9 +57,28 @@ def _listen(port: int) -> socket.socket:
     return sock
 
 
+class _StopRequest:
+    """Signals that arrive before the server runs (while it starts): remembered, then honoured at once."""
+
+    def __init__(self) -> None:
+        self.requested = False
+
+    def __call__(self, sig: int, frame: object) -> None:
+        self.requested = True
+
+
 def ui_command(options: Mapping[str, Any], env: Mapping[str, str], console: Console | None = None) -> int:
     """Run the page until a signal; returns the exit code."""
-    out = console or Console()
+    early = _StopRequest()
+    previous = {sig: signal.signal(sig, early) for sig in _SIGNALS}
+    try:
+        return _run(options, env, console or Console(), early)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _run(options: Mapping[str, Any], env: Mapping[str, str], out: Console, early: _StopRequest) -> int:
     try:
         port = _port(options.get("port"), "--port")
         apps_port = options.get("apps_port")
@@ -77,7 +96,9 @@ def ui_command(options: Mapping[str, Any], env: Mapping[str, str], console: Cons
         if options.get("open", True):
             _open_browser(url)
         apps_origin = f"http://127.0.0.1:{apps} http://localhost:{apps}" if apps else None
-        return anyio.run(_serve, sock, bound, token, apps_origin, dict(env), out)
+        if early.requested:
+            return 0
+        return anyio.run(_serve, sock, bound, token, apps_origin, dict(env), out, early)
 
 
 def _open_browser(url: str) -> None:
@@ -90,7 +111,13 @@ def _open_browser(url: str) -> None:
 
 
 async def _serve(
-    sock: socket.socket, port: int, token: str, apps_origin: str | None, env: dict[str, str], console: Console
+    sock: socket.socket,
+    port: int,
+    token: str,
+    apps_origin: str | None,
+    env: dict[str, str],
+    console: Console,
+    early: _StopRequest,
 ) -> int:
     import uvicorn
 
@@ -116,7 +143,7 @@ async def _serve(
         server_header=False,
         date_header=False,
     )
-    server = _server(config)
+    server = _server(config, early)
     servers.append(server)
     await server.serve(sockets=[sock])
     return 0
@@ -143,7 +170,7 @@ def _one_line_logs() -> None:
         logger.setLevel(logging.WARNING)
 
 
-def _server(config: Any) -> Any:
+def _server(config: Any, early: _StopRequest) -> Any:
     """uvicorn's server whose signals end the serve loop and nothing else (uvicorn re-raises the signal after
     shutdown, which would end the process with 128+n instead of exit 0)."""
     import uvicorn
@@ -152,6 +179,8 @@ def _server(config: Any) -> Any:
         @contextmanager
         def capture_signals(self) -> Generator[None, None, None]:
             previous = {sig: signal.signal(sig, self._stop) for sig in _SIGNALS}
+            if early.requested:
+                self.should_exit = True
             try:
                 yield
             finally:
