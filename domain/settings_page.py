@@ -5,6 +5,7 @@ block with the sentinel restore of a save, and the snapshot hash. Pure functions
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import re
 from collections.abc import Iterable, Mapping
@@ -104,8 +105,10 @@ def shell_quote(name: str) -> str:
     return "'" + name.replace("'", "'\\''") + "'"
 
 
+@functools.lru_cache(maxsize=4096)
 def _page_url(url: str) -> str:
-    """The URL the page shows and sends: the sentinel when redaction would change it (§2.2)."""
+    """The URL the page shows and sends: the sentinel when redaction would change it (§2.2). Cached: each
+    snapshot asks for every URL twice (row and editor), and the same URLs snapshot after snapshot."""
     return REDACTED if redact_sensitive_url(url) != url else url
 
 
