@@ -72,7 +72,7 @@ def _hwm_mib(pid: int) -> float:
 class Ours:
     """One `openclaw mcp ui` process over a temporary state dir."""
 
-    def __init__(self, config: dict[str, Any]) -> None:
+    def __init__(self, config: dict[str, Any], args: tuple[str, ...] = ()) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="bench-ui-"))
         (self.dir / "home").mkdir()
         (self.dir / "openclaw.json").write_text(json.dumps(config, indent=2) + "\n")
@@ -84,7 +84,7 @@ class Ours:
         )
         started = time.perf_counter()
         self.process = subprocess.Popen(
-            [str(OPENCLAW), "mcp", "ui", "--no-open", "--print-url"],
+            [str(OPENCLAW), "mcp", "ui", "--no-open", "--print-url", *args],
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

@@ -108,3 +108,36 @@ def doctor_lines(path: str, reports: list[dict[str, Any]]) -> list[str]:
         for issue in report["issues"]:
             lines.append(f"  {_MARK[issue['level']]} {issue['level']}: {issue['message']}")
     return lines
+
+
+APPS_TITLE = "MCP Apps UI bridge enabled"
+APPS_DETAIL = (
+    "mcp.apps.enabled=true allows configured MCP servers to provide interactive HTML. Views are CSP-restricted "
+    "and origin-isolated, but they can call app-visible tools on their owning MCP server while the session "
+    "runtime remains active."
+)
+APPS_REMEDIATION = (
+    "Keep this enabled only for MCP servers you trust. Disable with "
+    "`openclaw config set mcp.apps.enabled false --strict-json` when it is not needed."
+)
+
+
+def apps_issue(document: dict[str, Any]) -> dict[str, Any] | None:
+    """The top-level warning when ``mcp.apps.enabled`` is ``true`` (mcp-apps §11, §13.2.7): the reference's
+    security-audit finding, since the port has no ``security audit`` command."""
+    mcp = document.get("mcp")
+    apps = mcp.get("apps") if isinstance(mcp, dict) else None
+    if not isinstance(apps, dict) or apps.get("enabled") is not True:
+        return None
+    return {
+        "level": "warning",
+        "checkId": "mcp.apps.enabled",
+        "title": APPS_TITLE,
+        "message": APPS_DETAIL,
+        "remediation": APPS_REMEDIATION,
+    }
+
+
+def apps_issue_lines(issue: dict[str, Any]) -> list[str]:
+    """The text form of :func:`apps_issue`: a ``mcp.apps`` block after the servers."""
+    return [f"- mcp.apps: {issue['title']}", f"  - warning: {issue['message']}", f"    {issue['remediation']}"]

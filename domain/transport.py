@@ -61,6 +61,8 @@ class StdioConfig:
     kind: Literal["stdio"] = "stdio"
     plugin_data_dir: str | None = None
     """The agent-format plugin's ``PLUGIN_DATA`` directory, created before the server is spawned (§10.7)."""
+    ui_extension: bool = False
+    """Send the MCP Apps ``extensions`` client capability on ``initialize`` (mcp-apps §2)."""
 
     @property
     def transport_type(self) -> Literal["stdio"]:
@@ -82,6 +84,8 @@ class HttpConfig:
     request_timeout_ms: int
     supports_parallel_tool_calls: bool
     kind: Literal["http"] = "http"
+    ui_extension: bool = False
+    """Send the MCP Apps ``extensions`` client capability on ``initialize`` (mcp-apps §2)."""
 
 
 @dataclass(frozen=True, slots=True)

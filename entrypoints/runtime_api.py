@@ -28,13 +28,16 @@ from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from application.mcp_apps import AppViews
 from application.ports.mcp import McpConnection, McpConnector, McpEvent
 from application.runtime import RuntimeServices, SessionConfig, SessionRuntime
 from application.runtime.tool_gate import ToolGate, ToolGateSettings
 from domain.bundle_mcp import BundleMcpResult, kept_data_dirs, merge_with_config
+from domain.catalog import Catalog
 from domain.content import AgentToolResult, project_call_result
+from domain.mcp_apps import canvas_preview, is_app_callable
 from domain.names import assign_safe_server_names
-from domain.toolnames import AgentToolSpec, build_tools_from_catalog
+from domain.toolnames import AgentToolSpec, build_app_tool_policy_projections, build_tools_from_catalog
 from domain.transport import HttpConfig, StdioConfig
 from domain.utility_tools import json_tool_result, parse_prompts_get_args, parse_resources_read_args, prompt_tool_result
 from entrypoints.containers import Container, create_container
@@ -44,7 +47,15 @@ if TYPE_CHECKING:
     from application.tool_boundary import ApprovalMode, CancelSignal, HookRegistry
     from domain.tool_policy import PolicyTool
 
-__all__ = ["McpTool", "SessionMcpRuntime", "TransportConnector", "enabled_servers", "runtime_container"]
+__all__ = [
+    "McpTool",
+    "SessionMcpRuntime",
+    "TransportConnector",
+    "apps_enabled",
+    "enabled_servers",
+    "process_app_views",
+    "runtime_container",
+]
 
 
 def runtime_container(
@@ -128,6 +139,7 @@ class McpTool:
     runtime: SessionRuntime
     key: Callable[[str], Any]
     gate: ToolGate
+    apps: _Apps | None = None
 
     @property
     def name(self) -> str:
@@ -153,11 +165,16 @@ class McpTool:
         with ``isError`` in its details; a hook's veto comes back as the blocked result (``details.status ==
         "blocked"``) and no MCP request is sent; a hook failure or a denied approval raises
         ``application.tool_boundary.ToolCallBlocked`` with the reason."""
+        call_id = tool_call_id or str(uuid.uuid4())
+
+        async def run(params: Any) -> AgentToolResult:
+            return await self._run(params, call_id)
+
         outcome = await self.gate.call(
             tool_name=self.spec.name,
             params=dict(arguments) if isinstance(arguments, Mapping) else ({} if arguments is None else arguments),
-            tool_call_id=tool_call_id or str(uuid.uuid4()),
-            execute=self._run,
+            tool_call_id=call_id,
+            execute=run,
             cancel=cancel,
         )
         if isinstance(outcome, AgentToolResult):
@@ -165,13 +182,17 @@ class McpTool:
         content = outcome.get("content") or ()
         return AgentToolResult(content=tuple(content), details=dict(outcome.get("details") or {}))
 
-    async def _run(self, params: Any) -> AgentToolResult:
+    async def _run(self, params: Any, tool_call_id: str) -> AgentToolResult:
         spec, args = self.spec, dict(params) if isinstance(params, Mapping) else {}
         self.runtime.mark_used()  # only an execution counts as use (a vetoed call does not, §1.3)
         server = spec.server_name
         if spec.operation == "tool":
             result = await self.runtime.call_tool(server, spec.tool_name, args)
-            return project_call_result(result, {"mcpServer": server, "mcpTool": spec.tool_name})
+            projected = project_call_result(result, {"mcpServer": server, "mcpTool": spec.tool_name})
+            uri = spec.catalog_tool.ui_resource_uri if spec.catalog_tool is not None else None
+            if self.apps is None or uri is None:
+                return projected
+            return await self.apps.with_preview(self.runtime, spec, uri, args, result, tool_call_id, projected)
         if spec.operation == "resources_list":
             return json_tool_result(server, "resources_list", await self.runtime.list_resources(server))
         if spec.operation == "resources_read":
@@ -181,6 +202,58 @@ class McpTool:
             return json_tool_result(server, "prompts_list", await self.runtime.list_prompts(server))
         name, prompt_args = parse_prompts_get_args(args, self.key)
         return prompt_tool_result(server, await self.runtime.get_prompt(server, name, prompt_args))
+
+
+@dataclass(frozen=True, slots=True)
+class _Apps:
+    """MCP Apps of one runtime (mcp-apps §13.1): the view store and the app-callable tools per server."""
+
+    views: AppViews
+    allowed: Mapping[str, frozenset[str]]
+    session_key: str | None
+
+    async def with_preview(
+        self,
+        runtime: SessionRuntime,
+        spec: AgentToolSpec,
+        uri: str,
+        args: Mapping[str, Any],
+        raw: Mapping[str, Any],
+        tool_call_id: str,
+        projected: AgentToolResult,
+    ) -> AgentToolResult:
+        """The result with ``details.mcpAppPreview`` when the view could be prepared (§4.1, §4.4)."""
+        view = await self.views.prepare(
+            runtime,
+            server_name=spec.server_name,
+            tool_name=spec.tool_name,
+            uri=uri,
+            tool_input=dict(args),
+            tool_result=dict(raw),
+            allowed_app_tools=self.allowed.get(spec.server_name, frozenset()),
+            tool_call_id=tool_call_id,
+        )
+        if view is None:
+            return projected
+        preview = canvas_preview(view, result_has_meta="_meta" in raw, session_key=self.session_key)
+        return replace(projected, details={**projected.details, "mcpAppPreview": preview})
+
+
+_PROCESS_APP_VIEWS: list[AppViews] = []
+
+
+def process_app_views(warn: Callable[[str], None] | None = None) -> AppViews:
+    """The process-wide MCP App view store (mcp-apps §4.3: one map per process, in memory only)."""
+    if not _PROCESS_APP_VIEWS:
+        _PROCESS_APP_VIEWS.append(AppViews(create_container().clock(), warn=warn))
+    return _PROCESS_APP_VIEWS[0]
+
+
+def apps_enabled(config: Mapping[str, Any] | None) -> bool:
+    """``mcp.apps.enabled`` is exactly ``true`` (anything else is off, mcp-apps §1)."""
+    mcp = (config or {}).get("mcp")
+    apps = mcp.get("apps") if isinstance(mcp, dict) else None
+    return isinstance(apps, dict) and apps.get("enabled") is True
 
 
 class SessionMcpRuntime:
@@ -209,13 +282,18 @@ class SessionMcpRuntime:
         hooks: HookRegistry | None = None,
         approvals: PluginApprovals | None = None,
         approval_mode: ApprovalMode = "gateway",
+        mcp_apps_enabled: bool | None = None,
+        app_views: AppViews | None = None,
     ) -> None:
         """``bundle``: the plugin-bundle servers as ``adapters.filesystem.bundle_mcp.load_bundle_mcp`` read
         them (each diagnostic is warned once, ``<plugin id>: <message>``); ``tool_overrides``: the session's
         ``toolOverrides.mcpServers`` (name → ``True``/``False``). Either one merges per spec client-runtime
         §10.8 (without both, ``servers`` is used as before); the ``PLUGIN_DATA`` directory of a bundle server
         still in the merged map is created right before that server is spawned. ``container``: the adapters
-        (default: :func:`runtime_container` of ``environ`` and ``oauth``)."""
+        (default: :func:`runtime_container` of ``environ`` and ``oauth``). ``mcp_apps_enabled`` (default:
+        ``config``'s ``mcp.apps.enabled``) sends the MCP Apps capability and gives the results of tools with a
+        ``ui://`` view a ``details.mcpAppPreview`` descriptor, the view held in ``app_views`` (default: the
+        process's store, :func:`process_app_views`)."""
         if container is None:
             container = runtime_container(environ, oauth=oauth)
         self._collator = container.collator()
@@ -246,6 +324,9 @@ class SessionMcpRuntime:
             approvals,
             services.warn,
         )
+        self._apps_enabled = apps_enabled(config) if mcp_apps_enabled is None else mcp_apps_enabled
+        self._app_views = app_views
+        self._session_key = session_key
         session_servers = _session_servers(servers, bundle_servers, tool_overrides)
         if not self._gate.permits_runtime(list(assign_safe_server_names(session_servers).values())):
             session_servers = {}
@@ -254,6 +335,7 @@ class SessionMcpRuntime:
                 session_id=session_id,
                 servers=session_servers,
                 tool_denylist=self._gate.deny_entries(),
+                mcp_apps_enabled=self._apps_enabled,
                 plugin_data_dirs=None
                 if bundle is None or not bundle.data_dirs
                 else kept_data_dirs(bundle.data_dirs, bundle.servers, servers, tool_overrides),
@@ -299,4 +381,20 @@ class SessionMcpRuntime:
         self._runtime.mark_used()
         built = build_tools_from_catalog(catalog, self._collator.key, reserved_tool_names=self._reserved)
         allowed = self._gate.filter(built.tools, lambda spec: spec.name)
-        return [McpTool(spec, self._runtime, self._collator.key, self._gate) for spec in allowed if spec.executable]
+        apps = self._apps(catalog, allowed) if self._apps_enabled else None
+        return [
+            McpTool(spec, self._runtime, self._collator.key, self._gate, apps) for spec in allowed if spec.executable
+        ]
+
+    def _apps(self, catalog: Catalog, model_tools: Sequence[AgentToolSpec]) -> _Apps:
+        """The app-callable tools that pass this run's tool policy, per server (mcp-apps §3.4)."""
+        projections = build_app_tool_policy_projections(
+            catalog, model_tools, self._collator.key, reserved_tool_names=self._reserved
+        )
+        allowed: dict[str, set[str]] = {}
+        for spec in self._gate.filter(projections, lambda spec: spec.name):
+            tool = spec.catalog_tool
+            if tool is not None and is_app_callable(tool.ui_visibility):
+                allowed.setdefault(spec.server_name, set()).add(spec.tool_name)
+        views = self._app_views or process_app_views()
+        return _Apps(views, {name: frozenset(names) for name, names in allowed.items()}, self._session_key)

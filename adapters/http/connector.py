@@ -150,7 +150,9 @@ class _HttpConnection(SdkMcpConnection):
         log: Callable[[str], None],
         elicitation: ElicitationHandler | None = None,
     ) -> None:
-        super().__init__(server_name, on_event=on_event, log=log, elicitation=elicitation)
+        super().__init__(
+            server_name, on_event=on_event, log=log, elicitation=elicitation, ui_extension=config.ui_extension
+        )
         self._config = config
         self._waiters: dict[RequestId, _Waiter] = {}
         self._fatal: McpError | None = None

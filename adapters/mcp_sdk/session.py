@@ -55,6 +55,7 @@ from application.ports.mcp import (
     McpRequestError,
     McpTimeout,
 )
+from domain.mcp_apps import ui_extension_capability
 from domain.redaction import sanitize_for_log
 
 if TYPE_CHECKING:
@@ -127,8 +128,10 @@ class SdkMcpConnection:
         on_event: Callable[[McpEvent], None],
         log: Callable[[str], None],
         elicitation: ElicitationHandler | None = None,
+        ui_extension: bool = False,
     ) -> None:
         self._server_name = server_name
+        self._ui_extension = ui_extension
         self._on_event = on_event
         self._log = log
         self._elicitation = elicitation
@@ -219,9 +222,12 @@ class SdkMcpConnection:
         """``initialize`` + ``notifications/initialized``; raises ``McpConnectError`` for every failure."""
         dispatcher, session = self._dispatcher, self._session
         assert dispatcher is not None and session is not None, "start() first"
+        capabilities: dict[str, Any] = {"elicitation": {}} if self._elicitation is not None else {}
+        if self._ui_extension:
+            capabilities["extensions"] = ui_extension_capability()
         params = {
             "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": {"elicitation": {}} if self._elicitation is not None else {},
+            "capabilities": capabilities,
             "clientInfo": {"name": CLIENT_NAME, "version": CLIENT_VERSION},
         }
         try:
@@ -239,8 +245,8 @@ class SdkMcpConnection:
         if version == "2024-10-07":
             result = result.model_copy(update={"protocol_version": _SDK_FALLBACK_VERSION})
         session.adopt(result)
-        capabilities = raw.get("capabilities")
-        self._capabilities = capabilities if isinstance(capabilities, dict) else {}
+        advertised = raw.get("capabilities")
+        self._capabilities = advertised if isinstance(advertised, dict) else {}
         self._protocol_version = version
         await dispatcher.notify("notifications/initialized", None, self._notify_options())
 

@@ -96,7 +96,11 @@ class _InMemoryConnection(ConnectionContext):
         super().__init__(request)
         self._connector = connector
         self._core = SdkMcpConnection(
-            request.server_name, on_event=request.on_event, log=request.log, elicitation=request.elicitation
+            request.server_name,
+            on_event=request.on_event,
+            log=request.log,
+            elicitation=request.elicitation,
+            ui_extension=request.config.ui_extension,
         )
         self._server_scope = anyio.CancelScope()
         self._server_done = anyio.Event()

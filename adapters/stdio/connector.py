@@ -107,7 +107,11 @@ class _StdioConnection(ConnectionContext):
         super().__init__(request)
         self._environ = environ
         self._core = SdkMcpConnection(
-            request.server_name, on_event=request.on_event, log=request.log, elicitation=request.elicitation
+            request.server_name,
+            on_event=request.on_event,
+            log=request.log,
+            elicitation=request.elicitation,
+            ui_extension=request.config.ui_extension,
         )
         self._framer = LineFramer()
         self._stdout_done = False

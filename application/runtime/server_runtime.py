@@ -249,6 +249,8 @@ class ServerRuntime:
             return empty_catalog(self._now())
         if isinstance(config, StdioConfig) and self._spec.plugin_data_dir is not None:
             config = dataclasses.replace(config, plugin_data_dir=self._spec.plugin_data_dir)
+        if self._spec.mcp_apps_enabled:
+            config = dataclasses.replace(config, ui_extension=True)
         launch = config.description
         conn = self._current
         while conn is not None and conn.state.stale:

@@ -128,6 +128,7 @@ class ServerSpec:
     workspace_dir: str | None = None
     agent_dir: str | None = None
     plugin_data_dir: str | None = None
+    mcp_apps_enabled: bool = False
 
 
 class TaskHost:

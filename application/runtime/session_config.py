@@ -104,4 +104,5 @@ def server_spec(config: SessionConfig, name: str) -> ServerSpec:
         workspace_dir=config.workspace_dir,
         agent_dir=config.agent_dir,
         plugin_data_dir=(config.plugin_data_dirs or {}).get(name),
+        mcp_apps_enabled=config.mcp_apps_enabled,
     )

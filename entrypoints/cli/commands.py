@@ -160,7 +160,7 @@ async def cmd_configure(registry: Registry, options: ConfigureOptions, console: 
 
 async def cmd_doctor(registry: Registry, options: DoctorOptions, console: Console) -> int:
     from application.doctor import Doctor
-    from domain.doctor import doctor_lines
+    from domain.doctor import apps_issue, apps_issue_lines, doctor_lines
 
     analysis = await registry.load()
     name = options.name
@@ -175,14 +175,20 @@ async def cmd_doctor(registry: Registry, options: DoctorOptions, console: Consol
     doctor = Doctor(composition.host_files(), registry.oauth, registry.warnings, registry.env, probe)
     reports = await doctor.check_all(names, analysis.servers)
     ok = all(report["ok"] for report in reports)
+    apps = apps_issue(analysis.document)
     if options.json:
-        console.json({"path": registry.path, "ok": ok, "servers": reports})
+        document: dict[str, Any] = {"path": registry.path, "ok": ok, "servers": reports}
+        if apps is not None:
+            document["issues"] = [apps]
+        console.json(document)
     elif not reports:
         console.out(
             f"No MCP servers configured in {registry.path}. Add one with openclaw mcp add <name> --command <command>."
         )
     else:
         console.out("\n".join(doctor_lines(registry.path, reports)))
+    if apps is not None and not options.json:
+        console.out("\n".join(apps_issue_lines(apps)))
     if not ok:
         console.err("MCP doctor found errors.")
         return 1
@@ -234,8 +240,10 @@ async def cmd_probe(registry: Registry, options: ProbeOptions, console: Console)
         )
         return 0
     from entrypoints.cli.probing import run_probe
+    from entrypoints.runtime_api import apps_enabled
 
-    result = await run_probe(selected, "openclaw-cli-mcp-probe", console, registry.env)
+    apps = apps_enabled(analysis.document)
+    result = await run_probe(selected, "openclaw-cli-mcp-probe", console, registry.env, apps=apps)
     if as_json:
         console.json(result)
     else:

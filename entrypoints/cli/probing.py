@@ -26,16 +26,22 @@ ADD_PROBE_CONNECT_TIMEOUT_MS = 5000
 
 
 async def run_probe(
-    servers: Mapping[str, dict[str, Any]], session_id: str, console: Console, env: Mapping[str, str]
+    servers: Mapping[str, dict[str, Any]],
+    session_id: str,
+    console: Console,
+    env: Mapping[str, str],
+    *,
+    apps: bool = False,
 ) -> dict[str, Any]:
     """Connect ``servers`` in one session runtime, read the catalog once, dispose, and return the
-    ``probe --json`` document. Runtime warnings go to stderr as ``[bundle-mcp] …`` lines."""
+    ``probe --json`` document. Runtime warnings go to stderr as ``[bundle-mcp] …`` lines. ``apps``:
+    ``mcp.apps.enabled`` (the connections then send the MCP Apps capability, mcp-apps §2)."""
     collator = composition.collator()
 
     def warn(text: str) -> None:
         console.err(f"[bundle-mcp] {text}")
 
-    runtime = SessionMcpRuntime(servers, session_id=session_id, warn=warn, environ=env)
+    runtime = SessionMcpRuntime(servers, session_id=session_id, warn=warn, environ=env, mcp_apps_enabled=apps)
     async with runtime:
         if console.err_is_terminal() and len(runtime.session.parts) > 1:
             catalog = await _with_progress(runtime, console)

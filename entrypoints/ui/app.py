@@ -9,7 +9,7 @@ import hmac
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 import anyio
@@ -31,12 +31,19 @@ from application.errors import (
 )
 from application.settings_page import ChangeRefused, McpSettings
 
+if TYPE_CHECKING:
+    from entrypoints.ui.apps import AppsHost
+
 __all__ = ["MAX_BODY_BYTES", "UiSettings", "create_app"]
 
 MAX_BODY_BYTES = 1024 * 1024
 POLL_SECONDS = 0.5
 HEARTBEAT_SECONDS = 15.0
-_ASSETS = {"settings.js": "text/javascript; charset=utf-8", "settings.css": "text/css; charset=utf-8"}
+_ASSETS = {
+    "settings.js": "text/javascript; charset=utf-8",
+    "apps.js": "text/javascript; charset=utf-8",
+    "settings.css": "text/css; charset=utf-8",
+}
 
 
 class UiSettings:
@@ -228,8 +235,11 @@ def create_app(
     ui: UiSettings,
     probe: Callable[[str], Awaitable[dict[str, Any]]],
     stopping: Callable[[], bool] = lambda: False,
+    apps: AppsHost | None = None,
 ) -> ASGIApp:
-    """The ASGI application of one ``openclaw mcp ui`` process; event streams end once ``stopping()``."""
+    """The ASGI application of one ``openclaw mcp ui`` process; event streams end once ``stopping()``.
+    ``apps``: the MCP Apps host when ``mcp.apps.enabled`` (mcp-apps §13.2; else the apps API answers
+    ``MCP App runtime is unavailable``)."""
     page = _page()
     assets = {name: resources.files("entrypoints.ui").joinpath("static", name).read_bytes() for name in _ASSETS}
 
@@ -298,6 +308,48 @@ def create_app(
 
         return StreamingResponse(stream(), media_type="text/event-stream")
 
+    def _apps_call(work: Callable[[AppsHost, dict[str, Any]], Awaitable[dict[str, Any]]]) -> Handler:
+        async def run(request: Request) -> Response:
+            from entrypoints.ui.apps import AppsProblem
+
+            body = await _body(request) if request.method == "POST" else {}
+            if apps is None:
+                problem = AppsProblem(409, "MCP App runtime is unavailable")
+                return JSONResponse(problem.as_json(), status_code=problem.status)
+            try:
+                return JSONResponse(await work(apps, body))
+            except AppsProblem as problem:
+                return JSONResponse(problem.as_json(), status_code=problem.status)
+
+        return _api(run)
+
+    async def apps_status(host: AppsHost, body: dict[str, Any]) -> dict[str, Any]:
+        return await host.status()
+
+    async def apps_tools(host: AppsHost, body: dict[str, Any]) -> dict[str, Any]:
+        return await host.tools(body.get("server"))
+
+    async def apps_run(host: AppsHost, body: dict[str, Any]) -> dict[str, Any]:
+        return await host.run(body.get("server"), body.get("tool"), body.get("arguments"))
+
+    def apps_bridge(method: str) -> Handler:
+        async def work(host: AppsHost, body: dict[str, Any]) -> dict[str, Any]:
+            return await host.bridge(method, body)
+
+        return _apps_call(work)
+
+    async def apps_disabled_status(request: Request) -> Response:
+        return JSONResponse({"ok": True, "enabled": False})
+
+    from entrypoints.ui.bridge_methods import BRIDGE_METHODS
+
+    app_routes = [
+        Route("/api/mcp/apps", _apps_call(apps_status) if apps else _api(apps_disabled_status), methods=["GET"]),
+        Route("/api/mcp/apps/tools", _apps_call(apps_tools), methods=["POST"]),
+        Route("/api/mcp/apps/run", _apps_call(apps_run), methods=["POST"]),
+        *(Route(f"/api/mcp/apps/{method}", apps_bridge(method), methods=["POST"]) for method in BRIDGE_METHODS),
+    ]
+
     async def not_found(request: Request, exc: Exception) -> Response:
         return PlainTextResponse("Not Found", status_code=404)
 
@@ -320,6 +372,7 @@ def create_app(
         Route("/api/mcp/servers/{name:path}/enabled", _api(toggle), methods=["POST"]),
         Route("/api/mcp/servers/{name:path}/probe", _api(run_probe), methods=["POST"]),
         Route("/api/mcp/servers/{name:path}", _api(remove), methods=["DELETE"]),
+        *app_routes,
     ]
     app = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed, 500: failed})
     return _Guard(app, ui)

@@ -20,7 +20,7 @@ from typing import Any
 
 import anyio
 
-from application.errors import CommandError
+from application.errors import ApplicationError, CommandError
 from application.registry import not_found_message
 from domain.redaction import redact_text_line
 from entrypoints import composition
@@ -44,19 +44,89 @@ def _port(value: object, flag: str) -> int:
     return int(text)
 
 
-def _listen(port: int) -> socket.socket:
+def _listen(port: int, host: str = "127.0.0.1") -> socket.socket:
     # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets whose proto says TCP (a keep-alive
     # response would otherwise wait ≈40 ms for a delayed ACK)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", port))
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.bind((host, port))
         sock.listen(128)
     except OSError as exc:
         sock.close()
         reason = "address already in use" if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc)).lower()
-        raise UsageProblem(f"Cannot listen on 127.0.0.1:{port}: {reason}.") from exc
+        shown = f"[{host}]" if ":" in host else host
+        raise UsageProblem(f"Cannot listen on {shown}:{port}: {reason}.") from exc
     return sock
+
+
+def _listen_sandbox(port: int) -> list[socket.socket]:
+    """The sandbox listener's sockets: 127.0.0.1 and, when the host has IPv6 loopback, ``::1`` on the same
+    port (``localhost`` may resolve to either)."""
+    first = _listen(port)
+    sockets = [first]
+    try:
+        sockets.append(_listen(first.getsockname()[1], "::1"))
+    except UsageProblem:
+        pass  # no IPv6 loopback here (or the port is taken there): IPv4 only
+    return sockets
+
+
+class AppsSetup:
+    """What ``mcp.apps`` asks of the page process (mcp-apps §13.2.1), read once at start."""
+
+    def __init__(self, sockets: list[socket.socket], base: str, origin: str | None) -> None:
+        self.sockets = sockets
+        self.port: int = sockets[0].getsockname()[1]
+        self.base = base
+        self.origin = origin
+
+
+def _apps_setup(env: Mapping[str, str], page_port: int, option: object, fixed: bool) -> AppsSetup | None:
+    """The sandbox listener when ``mcp.apps.enabled`` is ``true``: ``--apps-port``, else
+    ``mcp.apps.sandboxPort``, else the page port + 1 when ``--port`` fixed it (a free port when the
+    page's own port was chosen freely: no collision with a neighbour of a random port); served as
+    ``http://localhost:<port>`` unless
+    ``mcp.apps.sandboxOrigin`` names the public origin that proxies to it."""
+    from entrypoints.runtime_api import apps_enabled
+
+    registry = composition.registry(env, lambda _text: None)
+    try:
+        analysis = anyio.run(registry.load)
+    except ApplicationError:  # an unreadable or invalid config: the page reports it, no apps until fixed
+        return None
+    if not analysis.valid or not apps_enabled(analysis.document):
+        return None
+    apps = analysis.document["mcp"]["apps"]
+    configured = apps.get("sandboxPort")
+    if option is not None:
+        port = _port(option, "--apps-port")
+    elif isinstance(configured, int) and not isinstance(configured, bool):
+        port = configured
+    else:
+        port = page_port + 1 if fixed else 0
+    if port == page_port or port > 65535:
+        raise UsageProblem("MCP Apps require distinct valid page and sandbox ports.")
+    sockets = _listen_sandbox(port)
+    origin = apps.get("sandboxOrigin")
+    public = _origin_of(origin) if isinstance(origin, str) else None
+    if public is not None and public in (f"http://127.0.0.1:{page_port}", f"http://localhost:{page_port}"):
+        for sock in sockets:
+            sock.close()
+        raise UsageProblem("mcp.apps.sandboxOrigin must differ from the page origin.")
+    return AppsSetup(sockets, public or f"http://localhost:{sockets[0].getsockname()[1]}", public)
+
+
+def _origin_of(value: str) -> str | None:
+    from jscompat.urls import parse_url
+
+    url = parse_url(value.strip())
+    if url is None or url.scheme not in ("http", "https") or url.hostname is None:
+        return None
+    return f"{url.scheme}://{url.host}"
 
 
 class _StopRequest:
@@ -84,23 +154,47 @@ def _run(options: Mapping[str, Any], env: Mapping[str, str], out: Console, early
     try:
         port = _port(options.get("port"), "--port")
         apps_port = options.get("apps_port")
-        apps = _port(apps_port, "--apps-port") if apps_port is not None else None
+        if apps_port is not None:
+            _port(apps_port, "--apps-port")
         sock = _listen(port)
     except UsageProblem as exc:
         out.err(str(exc))
         return 1
     with sock:
         bound = sock.getsockname()[1]
-        token = secrets.token_urlsafe(32)
-        url = f"http://127.0.0.1:{bound}/settings/mcp#token={token}"
-        out.raw_out(url if options.get("print_url") else f"MCP settings: {url}")
+        try:
+            apps = _apps_setup(env, bound, apps_port, port != 0)
+        except UsageProblem as exc:
+            out.err(str(exc))
+            return 1
+        try:
+            return _announce_and_serve(sock, bound, apps, options, env, out, early)
+        finally:
+            for extra in apps.sockets if apps else ():
+                extra.close()
+
+
+def _announce_and_serve(
+    sock: socket.socket,
+    bound: int,
+    apps: AppsSetup | None,
+    options: Mapping[str, Any],
+    env: Mapping[str, str],
+    out: Console,
+    early: _StopRequest,
+) -> int:
+    token = secrets.token_urlsafe(32)
+    url = f"http://127.0.0.1:{bound}/settings/mcp#token={token}"
+    out.raw_out(url if options.get("print_url") else f"MCP settings: {url}")
+    sys.stdout.flush()
+    if options.get("open", True):
+        _open_browser(url)
+    if apps is not None and not options.get("print_url"):
+        out.raw_out(f"MCP Apps sandbox: {apps.base}")
         sys.stdout.flush()
-        if options.get("open", True):
-            _open_browser(url)
-        apps_origin = f"http://127.0.0.1:{apps} http://localhost:{apps}" if apps else None
-        if early.requested:
-            return 0
-        return anyio.run(_serve, sock, bound, token, apps_origin, dict(env), out, early)
+    if early.requested:
+        return 0
+    return anyio.run(_serve, sock, bound, token, apps, dict(env), out, early)
 
 
 def _open_browser(url: str) -> None:
@@ -116,13 +210,11 @@ async def _serve(
     sock: socket.socket,
     port: int,
     token: str,
-    apps_origin: str | None,
+    apps: AppsSetup | None,
     env: dict[str, str],
     console: Console,
     early: _StopRequest,
 ) -> int:
-    import uvicorn
-
     from application.settings_page import McpSettings
     from entrypoints.ui.app import UiSettings, create_app
 
@@ -133,9 +225,38 @@ async def _serve(
         return await _probe(registry, name, env)
 
     servers: list[Any] = []
-    app = create_app(settings, UiSettings(port, token, apps_origin), probe, lambda: servers[0].should_exit)
+    host = _apps_host(registry, env, apps, console) if apps is not None else None
+    app = create_app(
+        settings,
+        UiSettings(port, token, apps.base if apps else None),
+        probe,
+        lambda: servers[0].should_exit,
+        host,
+    )
     _one_line_logs()
-    config = uvicorn.Config(
+    server = _server(_uvicorn_config(app), early)
+    servers.append(server)
+    if apps is None or host is None:
+        await server.serve(sockets=[sock])
+        return 0
+    from entrypoints.ui.sandbox import create_sandbox_app
+
+    sandbox = _sandbox_server(_uvicorn_config(create_sandbox_app(_request_log(env))))
+    async with anyio.create_task_group() as tg:
+        await tg.start(host.serve)
+        tg.start_soon(lambda: sandbox.serve(sockets=apps.sockets))
+        try:
+            await server.serve(sockets=[sock])
+        finally:
+            sandbox.should_exit = True
+            tg.cancel_scope.cancel()
+    return 0
+
+
+def _uvicorn_config(app: Any) -> Any:
+    import uvicorn
+
+    return uvicorn.Config(
         app,
         log_config=None,
         log_level="warning",
@@ -145,10 +266,56 @@ async def _serve(
         server_header=False,
         date_header=False,
     )
-    server = _server(config, early)
-    servers.append(server)
-    await server.serve(sockets=[sock])
-    return 0
+
+
+def _apps_host(registry: Any, env: Mapping[str, str], apps: AppsSetup, console: Console) -> Any:
+    from application.mcp_apps import AppViews
+    from entrypoints.ui.apps import AppsHost, apps_limits
+
+    def warn(text: str) -> None:
+        console.err(redact_text_line(" ".join(text.split())))
+
+    views = AppViews(composition.clock(), limits=apps_limits(env), warn=warn)
+    return AppsHost(
+        registry,
+        env,
+        sandbox_base=apps.base,
+        sandbox_port=apps.port,
+        sandbox_origin=apps.origin,
+        views=views,
+        warn=warn,
+    )
+
+
+REQUEST_LOG_ENV = "OPENCLAW_MCP_APPS_REQUEST_LOG"
+"""Audit hook: a file that receives one JSON line per request the sandbox listener gets (method, target,
+headers) — how the tests prove the page's token never reaches the sandbox origin."""
+
+
+def _request_log(env: Mapping[str, str]) -> Any:
+    path = env.get(REQUEST_LOG_ENV)
+    if not path:
+        return None
+    import json
+
+    def log(method: str, target: str, headers: dict[str, str]) -> None:
+        line = json.dumps({"method": method, "target": target, "headers": headers})
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+
+    return log
+
+
+def _sandbox_server(config: Any) -> Any:
+    """A uvicorn server that leaves signals to the page's server (which stops it)."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        @contextmanager
+        def capture_signals(self) -> Generator[None, None, None]:
+            yield
+
+    return Server(config)
 
 
 class _OneLine(logging.Formatter):
@@ -215,7 +382,10 @@ async def _probe(registry: Any, name: str, env: Mapping[str, str]) -> dict[str, 
     stderr = io.StringIO()
     console = Console(io.StringIO(), stderr)
     started = time.monotonic()
-    result = await run_probe({name: server}, "openclaw-mcp-ui-probe", console, env)
+    from entrypoints.runtime_api import apps_enabled
+
+    apps = apps_enabled(analysis.document)
+    result = await run_probe({name: server}, "openclaw-mcp-ui-probe", console, env, apps=apps)
     elapsed = round((time.monotonic() - started) * 1000)
     issue = probe_issue(registry.path, result, {name: server})
     diagnostics = [line for line in stderr.getvalue().splitlines() if line]

@@ -85,8 +85,15 @@ def _chromium_executable() -> str:
 class UiProcess:
     """One ``openclaw mcp ui`` process over its own isolated config."""
 
-    def __init__(self, directory: Path, config: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        config: dict[str, Any],
+        args: tuple[str, ...] = (),
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.directory = directory
+        self.args = args
         self.home = directory / "home"
         self.home.mkdir(parents=True, exist_ok=True)
         self.config_path = directory / "openclaw.json"
@@ -99,6 +106,7 @@ class UiProcess:
                 "OPENCLAW_CONFIG_PATH": str(self.config_path),
             }
         )
+        self.env.update(env or {})
         self._stderr_path = directory / "ui.stderr"
         self._stderr: IO[bytes] | None = None
         self._lines: queue.Queue[bytes | None] = queue.Queue()
@@ -116,7 +124,7 @@ class UiProcess:
             pytest.fail(f"{OPENCLAW} does not exist (install the project into this venv)", pytrace=False)
         self._stderr = self._stderr_path.open("wb")
         self._process = subprocess.Popen(
-            [str(OPENCLAW), "mcp", "ui", "--no-open", "--print-url"],
+            [str(OPENCLAW), "mcp", "ui", "--no-open", "--print-url", *self.args],
             env=self.env,
             cwd=self.directory,
             stdin=subprocess.DEVNULL,
@@ -274,10 +282,15 @@ def ui_factory(tmp_path: Path) -> Iterator[UiFactory]:
     """Start ``openclaw mcp ui`` over a fresh state dir; every process is stopped (and must exit 0) at the end."""
     started: list[UiProcess] = []
 
-    def start(config: dict[str, Any] | None = None, name: str = "state") -> UiProcess:
+    def start(
+        config: dict[str, Any] | None = None,
+        name: str = "state",
+        args: tuple[str, ...] = (),
+        env: dict[str, str] | None = None,
+    ) -> UiProcess:
         directory = tmp_path / name
         directory.mkdir()
-        process = UiProcess(directory, seed_config() if config is None else config)
+        process = UiProcess(directory, seed_config() if config is None else config, args, env)
         started.append(process)
         process.start()
         return process

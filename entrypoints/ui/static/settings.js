@@ -586,6 +586,17 @@
   }
 
   let begun = false;
+  const readyCallbacks = [];
+
+  // what apps.js (the MCP Apps panel) uses: the authenticated API and the element helper
+  window.openclawMcpUi = Object.freeze({
+    api: (method, path, body) => api(method, path, body),
+    el,
+    onReady(callback) {
+      if (begun) callback();
+      else readyCallbacks.push(callback);
+    },
+  });
 
   function begin() {
     $("#mcp-content").hidden = false;
@@ -594,6 +605,7 @@
       return;
     }
     begun = true;
+    for (const callback of readyCallbacks.splice(0)) callback();
     $("#mcp-add-toggle").addEventListener("click", () => setFormOpen($("#mcp-add-form").hidden));
     $("#mcp-add-cancel").addEventListener("click", () => setFormOpen(false));
     $("#mcp-add-form").addEventListener("submit", submitAdd);
