@@ -247,6 +247,10 @@ class ConfigService:
             await self._refs.mark_independent(server, self._clock.now_ms())
         return committed
 
+    def validate_document(self, document: dict[str, Any]) -> list[Issue]:
+        """The issues a commit of ``document`` (authored form) would be refused for; empty when it is valid."""
+        return self._validate(document)
+
     def _validate(self, document: dict[str, Any]) -> list[Issue]:
         """Validate a would-be config as the reader will see it (includes merged, env substituted)."""
         merged: Any = document

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from adapters.clock import SystemClock
     from adapters.collation import UcaCollator
     from adapters.filesystem.config_store import FileConfigStore
+    from adapters.filesystem.foreign_files import FileForeignFiles
     from adapters.filesystem.host_files import OsHostFiles
     from adapters.sqlite.leases import SqliteLeaseStore
     from adapters.sqlite.oauth_status import SqliteOAuthStatusReader
@@ -42,6 +43,7 @@ __all__ = [
     "config_store",
     "credential_store",
     "file_config_store",
+    "foreign_files",
     "home_dir",
     "host_files",
     "lifecycle_leases",
@@ -133,6 +135,13 @@ def config_service(
 
     refs = server_refs_at(state_db_path(env))
     return ConfigService(config_store(env, inline=inline), env, clock(), warn, refs, leases)
+
+
+def foreign_files() -> FileForeignFiles:
+    """Other MCP clients' config files (``openclaw mcp export`` / ``import``)."""
+    from adapters.filesystem.foreign_files import FileForeignFiles
+
+    return FileForeignFiles()
 
 
 def oauth_status(env: Mapping[str, str]) -> SqliteOAuthStatusReader:

@@ -50,6 +50,11 @@ def is_array_index(key: str) -> bool:
 
 def js_ordered_keys(obj: Mapping[str, Any]) -> list[str]:
     """The keys of ``obj`` in JavaScript property order."""
+    for key in obj:
+        if key[:1].isdigit():
+            break
+    else:  # no key starts with a digit (the usual case): insertion order
+        return list(obj)
     ints = sorted((k for k in obj if is_array_index(k)), key=int)
     if not ints:
         return list(obj)
@@ -190,7 +195,61 @@ def js_dumps(value: JsonValue, indent: int | None = 2) -> str:
 
 
 def _pretty(value: JsonValue, indent: int) -> str:
-    return json.dumps(value, ensure_ascii=False, indent=indent, check_circular=False)
+    """``json.dumps(value, ensure_ascii=False, indent=indent)`` for values :func:`_python_writes_the_same`
+    accepts (strings, booleans, null, safe integers, lists and objects), written by direct recursion with the
+    C string encoder: about twice as fast as the standard library's pure-Python indenting encoder."""
+    step = " " * indent
+    parts: list[str] = []
+    append = parts.append
+    encode = _encode_string
+
+    def write(item: JsonValue, current: str) -> None:
+        kind = type(item)
+        if kind is str:
+            append(encode(item))
+        elif kind is dict:
+            if not item:
+                append("{}")
+                return
+            inner = current + step
+            separator = ",\n" + inner
+            append("{\n" + inner)
+            first = True
+            for key, child in item.items():
+                if first:
+                    first = False
+                else:
+                    append(separator)
+                append(encode(key))
+                append(": ")
+                write(child, inner)
+            append("\n" + current + "}")
+        elif kind is list or kind is tuple:
+            if not item:
+                append("[]")
+                return
+            inner = current + step
+            separator = ",\n" + inner
+            append("[\n" + inner)
+            first = True
+            for child in item:
+                if first:
+                    first = False
+                else:
+                    append(separator)
+                write(child, inner)
+            append("\n" + current + "]")
+        elif item is None:
+            append("null")
+        elif item is True:
+            append("true")
+        elif item is False:
+            append("false")
+        else:
+            append(int.__repr__(item))
+
+    write(value, "")
+    return "".join(parts)
 
 
 _compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode

@@ -14,14 +14,26 @@ from typing import TYPE_CHECKING, Any
 
 __all__ = ["UcaCollator"]
 
+_KEY_CACHE_SIZE = 4096
+
 
 class UcaCollator:
     """Collator port adapter: UCA root order, stable."""
 
     def __init__(self) -> None:
         self._pyuca: Any = None
+        self._keys: dict[str, tuple[int, ...]] = {}
 
     def key(self, name: str) -> tuple[int, ...]:
+        cached = self._keys.get(name)
+        if cached is not None:
+            return cached
+        key = self._key(name)
+        if len(self._keys) < _KEY_CACHE_SIZE:  # names repeat (the same servers and tools on every run)
+            self._keys[name] = key
+        return key
+
+    def _key(self, name: str) -> tuple[int, ...]:
         weights = _ascii_elements(name)
         if weights is None:
             return self._slow_key(name)

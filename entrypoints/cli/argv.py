@@ -19,6 +19,7 @@ expressions' quirks). Every text returned here has **no trailing newline**: prin
 
 from __future__ import annotations
 
+import keyword
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeAlias
@@ -34,6 +35,7 @@ __all__ = [
     "Parsed",
     "UsageError",
     "json_mode",
+    "option_field",
     "parse",
     "render_command_help",
     "render_group_help",
@@ -319,11 +321,16 @@ def _parse_leaf(command: Command, pre_operands: list[str], tokens: list[str]) ->
     return Parsed(command.name, args, values, _typed(command.name, args, values))
 
 
+def option_field(key: str) -> str:
+    """The options dataclass field of an option key (a Python keyword such as ``from`` gets a ``_``)."""
+    return f"{key}_" if keyword.iskeyword(key) else key
+
+
 def _typed(name: str, args: dict[str, str | None], values: dict[str, OptionValue]) -> CommandOptions:
     """The options dataclass of command ``name``; repeatable options become tuples."""
     fields: dict[str, Any] = dict(args)
     for key, value in values.items():
-        fields[key] = tuple(value) if isinstance(value, list) else value
+        fields[option_field(key)] = tuple(value) if isinstance(value, list) else value
     return OPTION_TYPES[name](**fields)
 
 

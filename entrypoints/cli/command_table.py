@@ -183,6 +183,40 @@ COMMANDS: tuple[Command, ...] = (
         (_OPTIONAL_NAME,),
         (Option("--probe", "Also connect to each checked server", "flag", _FALSE), _JSON),
     ),
+    Command(
+        "export",
+        "Write mcp.servers into another MCP client's config file",
+        (),
+        (
+            Option("--format <format>", "Target client: claude, codex, gemini, cursor, or vscode", "value"),
+            Option("--agent <id>", "Only servers allowed for this agent by codex.agents", "value"),
+            Option("--output <file>", "File to merge into (default: the client's own; - prints it)", "value"),
+            Option(
+                "--include-secrets",
+                "Write env, header, URL and OAuth secrets literally (file mode 0600)",
+                "flag",
+                _FALSE,
+            ),
+            _JSON,
+        ),
+        hidden=True,
+    ),
+    Command(
+        "import",
+        "Import MCP servers from another client's config into mcp.servers",
+        (Argument("file", False, "Config file to read (default: the client's own files)"),),
+        (
+            Option(
+                "--from <client>",
+                "Source client: claude, claude-desktop, codex, cursor, vscode, gemini, or hermes",
+                "value",
+            ),
+            Option("--dry-run", "Print what would be imported without writing", "flag", _FALSE),
+            Option("--overwrite", "Replace servers that already exist", "flag", _FALSE),
+            _JSON,
+        ),
+        hidden=True,
+    ),
     Command("list", "List OpenClaw-managed MCP servers from mcp.servers", (), (_JSON,)),
     Command(
         "login",

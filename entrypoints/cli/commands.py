@@ -21,6 +21,8 @@ from entrypoints.cli.options import (
     CommandOptions,
     ConfigureOptions,
     DoctorOptions,
+    ExportOptions,
+    ImportOptions,
     ListOptions,
     LoginOptions,
     LogoutOptions,
@@ -46,7 +48,7 @@ def home_dir(env: Mapping[str, str]) -> str:
 
 
 def _reads_only(options: CommandOptions) -> bool:
-    return isinstance(options, ListOptions | ShowOptions | StatusOptions | ReloadOptions)
+    return isinstance(options, ListOptions | ShowOptions | StatusOptions | ReloadOptions | ExportOptions)
 
 
 def runs_inline(options: CommandOptions, env: Mapping[str, str]) -> bool:
@@ -54,7 +56,7 @@ def runs_inline(options: CommandOptions, env: Mapping[str, str]) -> bool:
     the config or writes it without the lifecycle lease (no state database)."""
     if _reads_only(options):
         return True
-    if isinstance(options, SetOptions | UnsetOptions | ToolsOptions):
+    if isinstance(options, SetOptions | UnsetOptions | ToolsOptions | ImportOptions):
         return not composition.state_db_exists(env)
     if isinstance(options, ConfigureOptions | AddOptions):
         return not options.probe and not composition.state_db_exists(env)
@@ -370,5 +372,13 @@ async def dispatch(parsed: Parsed, env: Mapping[str, str], console: Console, inl
             return await cmd_login(registry, options, console)
         case LogoutOptions():
             return await cmd_logout(registry, options, console)
+        case ExportOptions():
+            from entrypoints.cli.interchange import cmd_export  # deferred: export/import only
+
+            return await cmd_export(registry, options, console)
+        case ImportOptions():
+            from entrypoints.cli.interchange import cmd_import
+
+            return await cmd_import(registry, options, console)
         case _:  # serve is routed by entrypoints.cli.main before the registry is composed
             raise CommandError(f"internal error: no registry handler for {type(options).__name__}")

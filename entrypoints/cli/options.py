@@ -15,6 +15,8 @@ __all__ = [
     "CommandOptions",
     "ConfigureOptions",
     "DoctorOptions",
+    "ExportOptions",
+    "ImportOptions",
     "ListOptions",
     "LoginOptions",
     "LogoutOptions",
@@ -87,6 +89,22 @@ class DoctorOptions(Record):
     json: bool
 
 
+class ExportOptions(Record):
+    format: str | None
+    agent: str | None
+    output: str | None
+    include_secrets: bool
+    json: bool
+
+
+class ImportOptions(Record):
+    file: str | None
+    from_: str | None
+    dry_run: bool
+    overwrite: bool
+    json: bool
+
+
 class ListOptions(Record):
     json: bool
 
@@ -156,6 +174,8 @@ CommandOptions: TypeAlias = (
     AddOptions
     | ConfigureOptions
     | DoctorOptions
+    | ExportOptions
+    | ImportOptions
     | ListOptions
     | LoginOptions
     | LogoutOptions
@@ -174,6 +194,8 @@ OPTION_TYPES: dict[str, type[CommandOptions]] = {
     "add": AddOptions,
     "configure": ConfigureOptions,
     "doctor": DoctorOptions,
+    "export": ExportOptions,
+    "import": ImportOptions,
     "list": ListOptions,
     "login": LoginOptions,
     "logout": LogoutOptions,

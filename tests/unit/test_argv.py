@@ -505,8 +505,8 @@ def test_command_table_lists_the_fourteen_subcommands_in_help_order() -> None:
         "add", "configure", "doctor", "list", "login", "logout", "probe",
         "reload", "serve", "set", "show", "status", "tools", "unset",
     ]  # fmt: skip
-    # ours only (the settings page): parsed, but not in the group help nor the suggestions
-    assert [command.name for command in COMMANDS if command.hidden] == ["ui"]
+    # ours only (export/import, the settings page): parsed, but not in the group help nor the suggestions
+    assert [command.name for command in COMMANDS if command.hidden] == ["export", "import", "ui"]
     assert GROUP_DESCRIPTION == "Manage OpenClaw mcp.servers config and channel bridge"
 
 
@@ -634,12 +634,14 @@ def test_parsed_commands_without_json_are_never_json_mode() -> None:
 
 
 def test_every_command_has_an_options_dataclass_with_its_arguments_and_options() -> None:
+    from entrypoints.cli.argv import option_field
     from entrypoints.cli.options import OPTION_TYPES
 
     assert set(OPTION_TYPES) == {command.name for command in COMMANDS}
     for command in COMMANDS:
         fields = list(OPTION_TYPES[command.name]._fields)
-        expected = [argument.name for argument in command.arguments] + [option.key for option in command.options]
+        options = [option_field(option.key) for option in command.options]
+        expected = [argument.name for argument in command.arguments] + options
         assert sorted(fields) == sorted(dict.fromkeys(expected)), command.name
 
 
