@@ -183,7 +183,7 @@ def import_entry(spec: JsonFormat, file: str, name: str, raw: object, source: st
                 if "type" not in server:
                     server["type"] = "http"
         elif isinstance(server.get("url"), str) and "type" not in server:
-            server["type"] = "sse"  # Gemini: a bare url is SSE
+            server["type"] = "http"  # Gemini CLI ≥ 0.61: a bare url is streamable HTTP (SSE needs type "sse")
         if "timeout" in server:
             server["requestTimeoutMs"] = server.pop("timeout")
         include = server.pop("includeTools", None)

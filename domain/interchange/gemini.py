@@ -1,6 +1,6 @@
 """Gemini CLI (``.gemini/settings.json``): ``mcpServers`` entries ``{type: "stdio", command, args, env, cwd}``,
 ``{type: "http"|"sse", url, headers}`` (as in the CLI's settings schema and the reference's projection, §6;
-on import the older ``httpUrl`` means streamable HTTP and a bare ``url`` SSE), plus
+on import ``httpUrl`` and a bare ``url`` mean streamable HTTP, as in Gemini CLI 0.61), plus
 ``timeout`` (request timeout, ms), ``includeTools``/``excludeTools`` (exact names) and ``trust``. Gemini
 expands ``${VAR}`` and ``$VAR`` in its settings; export writes ``${VAR}``."""
 

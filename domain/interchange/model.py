@@ -16,9 +16,6 @@ class Variable:
     server: str
     field: str
 
-    def line(self) -> str:
-        return f"  {self.name}  (server {self.server}, {self.field})"
-
     def as_json(self) -> dict[str, str]:
         return {"name": self.name, "server": self.server, "field": self.field}
 

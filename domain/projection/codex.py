@@ -6,20 +6,22 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from domain.codex import codex_approval_mode
-from domain.tool_policy import normalize_agent_id
 from domain.transport import MAX_TIMER_TIMEOUT_MS
+from jscompat.jsjson import js_dumps
 from jscompat.text import js_trim
 
 __all__ = [
     "CodexProjectionError",
     "clamp_ms",
     "codex_agent_allowed",
+    "codex_fingerprint",
     "codex_tool_overrides_for_agent",
     "is_requester_scoped",
     "js_seconds",
@@ -160,6 +162,8 @@ def codex_agent_allowed(server: object, agent_id: str | None) -> bool:
     }
     if not agents or not agent_id:
         return False
+    from domain.tool_policy import normalize_agent_id  # deferred: the policy package is large (CLI start-up)
+
     return normalize_agent_id(agent_id) in agents
 
 
@@ -218,3 +222,18 @@ def mcp_tool_grants(approvals: object, agent_id: str | None) -> dict[str, list[s
         if isinstance(server, str) and server.strip() and isinstance(tool, str) and tool.strip():
             out.setdefault(server, []).append(tool)
     return out
+
+
+def codex_fingerprint(mcp_servers: Mapping[str, Any], key: Callable[[str], Any]) -> str:
+    """Hex SHA-256 of the ``mcp_servers`` object as compact JSON with every object's keys sorted by ``key`` (the
+    project's collation), for thread-reuse decisions (§3.4, D-RP3: reproducible within the port)."""
+
+    def ordered(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {name: ordered(value[name]) for name in sorted(value, key=key)}
+        if isinstance(value, list):
+            return [ordered(item) for item in value]
+        return value
+
+    text = js_dumps(ordered(dict(mcp_servers)), indent=None)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from domain.projection.codex import normalize_codex, partition_codex_servers
-from domain.projection.toml_inline import toml_inline
+from domain.projection.inline_toml import toml_inline
 
 __all__ = ["build_codex_servers", "codex_cli_args"]
 

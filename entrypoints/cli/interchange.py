@@ -82,8 +82,12 @@ async def cmd_export(registry: Registry, options: ExportOptions, console: Consol
         console.err(f"warning: {warning}")
     if report.variables:
         console.err(f"Set these environment variables where {_LABELS[fmt]} runs:")
+        uses: dict[str, list[str]] = {}  # one line per variable, naming every server and field that uses it
         for variable in report.variables:
-            console.err(variable.line())
+            uses.setdefault(variable.name, []).append(f"server {variable.server}, {variable.field}")
+        for name, places in uses.items():
+            shown = "; ".join(places[:3]) + (f"; and {len(places) - 3} more" if len(places) > 3 else "")
+            console.err(f"  {name}  ({shown})")
     return 0
 
 

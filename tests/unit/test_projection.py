@@ -44,6 +44,7 @@ from domain.projection import (
     CodexProjectionError,
     build_codex_servers,
     codex_agent_allowed,
+    codex_fingerprint,
     codex_tool_overrides_for_agent,
     mcp_tool_grants,
     normalize_codex,
@@ -261,6 +262,14 @@ def test_grants_come_from_the_agents_exec_approvals_entry_and_only_when_auto() -
     built = build_codex_servers(servers, sort=sort, grants={**grants, "zeta": ["t"]})
     assert list(built["Beta"]["tools"]) == ["aa", "zz"]
     assert "tools" not in built["zeta"]  # its mode is prompt
+
+
+def test_the_fingerprint_ignores_key_order_and_changes_with_content() -> None:
+    one = {"b": {"url": "u", "http_headers": {"Y": "1", "X": "2"}}, "a": {"command": "c"}}
+    two = {"a": {"command": "c"}, "b": {"http_headers": {"X": "2", "Y": "1"}, "url": "u"}}
+    assert codex_fingerprint(one, COLLATOR.key) == codex_fingerprint(two, COLLATOR.key)
+    assert len(codex_fingerprint(one, COLLATOR.key)) == 64
+    assert codex_fingerprint(one, COLLATOR.key) != codex_fingerprint({"a": {"command": "d"}}, COLLATOR.key)
 
 
 # --- 8: TOML -------------------------------------------------------------------------------------------
