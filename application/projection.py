@@ -22,30 +22,25 @@ from application.ports.oauth import OAuthProtocol
 from application.ports.projection import BearerTokens, ProjectionFiles
 from application.runtime.session_runtime import SessionRuntime
 from domain.bundle_mcp import extract_server_map, merge_patch, to_cli_server_config
-from domain.projection import (
+from domain.projection.claude import (
     EMPTY_CLAUDE_CONFIG,
-    NativeServerPolicy,
-    apply_native_policy,
-    build_codex_servers,
     claude_config_text,
     claude_disallowed_tools,
-    codex_cli_args,
-    codex_tool_overrides_for_agent,
-    enabled_servers,
-    exact_denials,
-    gemini_settings,
-    is_requester_scoped,
     mcp_config_paths,
     merge_disallowed_tools,
-    merge_exclude,
-    native_denials,
-    needs_bearer,
-    normalize_denials,
-    oauth_token_env_var,
-    prepare_native_policy,
-    with_bearer_header,
     with_mcp_config_file,
 )
+from domain.projection.codex import codex_tool_overrides_for_agent, is_requester_scoped
+from domain.projection.codex_cli import build_codex_servers, codex_cli_args
+from domain.projection.gemini import gemini_settings
+from domain.projection.native_policy import (
+    NativeServerPolicy,
+    apply_native_policy,
+    native_denials,
+    prepare_native_policy,
+)
+from domain.projection.oauth_bearer import needs_bearer, oauth_token_env_var, with_bearer_header
+from domain.projection.selection import enabled_servers, exact_denials, merge_exclude, normalize_denials
 from domain.tool_policy import session_pipeline_steps
 from jscompat.jsjson import js_dumps
 

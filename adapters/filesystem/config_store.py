@@ -30,6 +30,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import TYPE_CHECKING
 
+from adapters.filesystem._atomic import remove_quietly, temp_name, write_new_file
 from adapters.filesystem._lock import (
     LockPolicy,
     SidecarLock,
@@ -46,8 +47,6 @@ from jscompat.text import to_well_formed
 __all__ = ["FileConfigStore"]
 
 _BACKUPS = 4  # numbered backups kept besides ``.bak``
-_BINARY = getattr(os, "O_BINARY", 0)
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 # libuv's wording for the errors a config write can meet (what the reference prints).
 _UV_MESSAGES = {
@@ -115,13 +114,6 @@ def _chmod(path: str, mode: int) -> None:
         pass  # D15: modes are applied where supported
 
 
-def _remove_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
-
-
 def _make_private_dirs(directory: str) -> None:
     """``mkdir -p`` where every directory created gets mode 0700 (like Node's recursive ``mkdir``)."""
     missing: list[str] = []
@@ -146,26 +138,6 @@ def _make_private_dirs(directory: str) -> None:
         _chmod(path, 0o700)
 
 
-def _write_new_file(path: str, data: bytes) -> None:
-    """Create ``path`` exclusively with mode 0600, write ``data`` and ``fsync`` it."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC | _BINARY, 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-        os.fsync(fd)
-        try:
-            os.fchmod(fd, 0o600)
-        except (OSError, AttributeError):
-            pass  # D15
-    except BaseException:
-        os.close(fd)
-        _remove_quietly(path)
-        raise
-    os.close(fd)
-
-
 def _fsync_directory(directory: str) -> None:
     flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
     try:
@@ -186,7 +158,7 @@ def _rotate_backups(path: str, previous: bytes, temp_name: str) -> None:
     base = f"{path}.bak"
     staged = os.path.join(os.path.dirname(path), temp_name)
     try:
-        _write_new_file(staged, previous)
+        write_new_file(staged, previous)
     except OSError:
         staged = ""
     oldest = f"{base}.{_BACKUPS}"
@@ -208,11 +180,7 @@ def _rotate_backups(path: str, previous: bytes, temp_name: str) -> None:
         try:
             os.replace(staged, base)
         except OSError:
-            _remove_quietly(staged)
-
-
-def _temp_name(path: str, kind: str) -> str:
-    return f".{os.path.basename(path)}.{kind}.{os.getpid()}.{os.urandom(16).hex()}.tmp"
+            remove_quietly(staged)
 
 
 def _sweep_abandoned_temps(path: str) -> None:
@@ -228,7 +196,7 @@ def _sweep_abandoned_temps(path: str) -> None:
     for name in names:
         match = pattern.match(name)
         if match is not None and pid_definitely_dead(int(match.group(1))):
-            _remove_quietly(os.path.join(directory, name))
+            remove_quietly(os.path.join(directory, name))
 
 
 def _task_lock() -> AbstractAsyncContextManager[object]:
@@ -262,7 +230,7 @@ class _FileConfigEdit:
         path = self._store.path
         directory = os.path.dirname(path)
         data = _encode(text)
-        temp = os.path.join(directory, _temp_name(path, "write"))
+        temp = os.path.join(directory, temp_name(path, "write"))
         if self._raw is not None and not _writable(path):
             # a rename would swap in a new file where the user may not write the old one: refuse, change nothing
             denied = PermissionError(errno.EACCES, "permission denied", path)
@@ -272,12 +240,12 @@ class _FileConfigEdit:
             )
         try:
             _chmod(directory, 0o700)
-            _write_new_file(temp, data)
+            write_new_file(temp, data)
             if self._raw is not None:
-                _rotate_backups(path, self._raw, _temp_name(path, "bak"))
+                _rotate_backups(path, self._raw, temp_name(path, "bak"))
             os.replace(temp, path)
         except OSError as exc:
-            _remove_quietly(temp)
+            remove_quietly(temp)
             raise self._store._write_error(exc, "rename" if exc.filename2 is not None else "open") from exc
         _fsync_directory(directory)
         self._raw = data
@@ -289,7 +257,7 @@ class _FileConfigEdit:
             raise ConfigStoreError(f"invalid rejected-payload stamp: {stamp!r}")
         target = f"{self._store.path}.rejected.{stamp}"
         try:
-            _write_new_file(target, _encode(text))
+            write_new_file(target, _encode(text))
         except OSError as exc:
             raise ConfigStoreError(node_error_message(exc, "open")) from exc
         return target

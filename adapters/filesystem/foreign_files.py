@@ -13,6 +13,7 @@ import os
 import stat
 from typing import TYPE_CHECKING, Any
 
+from adapters.filesystem._atomic import replace_file
 from application.ports.foreign_files import ForeignDocument, ForeignFileError, ForeignUpdate, WrittenFile
 from domain.interchange._json import merge_document
 from domain.interchange.formats import FileSyntax
@@ -99,28 +100,6 @@ def render_text(path: str, existing: str | None, update: ForeignUpdate) -> tuple
     return json.dumps(merged, indent=2, ensure_ascii=False) + "\n", dropped
 
 
-def _write_atomic(path: str, data: bytes, mode: int) -> None:
-    directory = os.path.dirname(path) or "."
-    temp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(8).hex()}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fchmod(fd, mode)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp, path)
-    except BaseException:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        raise
-
-
 class FileForeignFiles:
     """Foreign config files on the local filesystem (synchronous I/O inside the async methods: small files)."""
 
@@ -155,8 +134,8 @@ class FileForeignFiles:
             os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
             if previous is not None:
                 backup = f"{path}.bak"
-                _write_atomic(backup, previous, mode)
-            _write_atomic(path, text.encode("utf-8"), mode)
+                replace_file(backup, previous, mode)
+            replace_file(path, text.encode("utf-8"), mode)
         except OSError as exc:
             raise ForeignFileError(path, f"cannot write: {exc.strerror or exc}") from exc
         return WrittenFile(path, backup, dropped)

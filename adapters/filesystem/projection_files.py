@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from adapters.filesystem._atomic import write_new_file
+
 __all__ = ["FilesystemProjectionFiles"]
 
 
@@ -24,10 +26,7 @@ def _write(prefix: str, filename: str, text: str, root: str | None) -> str:
     directory = tempfile.mkdtemp(prefix=prefix, dir=root)
     path = os.path.join(directory, filename)
     try:
-        fd = os.open(path + ".tmp", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(path + ".tmp", path)
+        write_new_file(path, text.encode("utf-8"))  # a fresh private directory: no one else writes there
     except BaseException:
         shutil.rmtree(directory, ignore_errors=True)
         raise

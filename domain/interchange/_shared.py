@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from domain.canonical import is_known_type_alias, transport_for_type_alias
-from domain.interchange.model import Exported
+from domain.interchange.model import Exported, Imported
 from domain.projection.codex import is_requester_scoped
 from domain.projection.oauth_bearer import with_bearer_header
 
@@ -73,6 +73,32 @@ def exportable(
         out.warnings.append(f'server "{name}": no command or url, not exported')
         return None
     return dict(prepared), transport
+
+
+def import_server_table(
+    file: str,
+    document: object,
+    servers_of: Callable[[Mapping[str, Any]], object],
+    entry: Callable[[str, str, object, Imported], None],
+    *,
+    document_kind: str,
+    table_kind: str,
+) -> Imported:
+    """The entries of a parsed document's server table (``servers_of(document)``, ``None``: no servers), each
+    mapped by ``entry(file, name, raw, out)``; a document or table of the wrong type is a problem."""
+    out = Imported()
+    if not isinstance(document, Mapping):
+        out.problems.append(f"{file}: expected a {document_kind}")
+        return out
+    servers = servers_of(document)
+    if servers is None:
+        return out
+    if not isinstance(servers, Mapping):
+        out.problems.append(f"{file}: mcp_servers must be a {table_kind}")
+        return out
+    for name, raw in servers.items():
+        entry(file, str(name), raw, out)
+    return out
 
 
 def check_entry(where: str, entry: Mapping[str, Any], problems: list[str]) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.interchange._shared import check_entry, exportable
+from domain.interchange._shared import check_entry, exportable, import_server_table
 from domain.interchange.model import Exported, Imported, ImportedServer, Variable
 from domain.interchange.refs import template_headers, template_url, whole_reference
 from domain.projection.codex import is_requester_scoped, normalize_codex
@@ -196,16 +196,6 @@ def _entry(file: str, name: str, raw: object, out: Imported) -> None:
 
 def import_codex(file: str, document: object) -> Imported:
     """Every ``[mcp_servers.<name>]`` table of a parsed ``config.toml``."""
-    out = Imported()
-    if not isinstance(document, Mapping):
-        out.problems.append(f"{file}: expected a TOML document")
-        return out
-    servers = document.get("mcp_servers")
-    if servers is None:
-        return out
-    if not isinstance(servers, Mapping):
-        out.problems.append(f"{file}: mcp_servers must be a table")
-        return out
-    for name, raw in servers.items():
-        _entry(file, str(name), raw, out)
-    return out
+    return import_server_table(
+        file, document, lambda doc: doc.get("mcp_servers"), _entry, document_kind="TOML document", table_kind="table"
+    )

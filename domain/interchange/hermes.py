@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from domain.interchange._shared import check_entry
+from domain.interchange._shared import check_entry, import_server_table
 from domain.interchange.model import Imported, ImportedServer
 
 __all__ = ["import_hermes"]
@@ -110,16 +110,4 @@ def _entry(file: str, name: str, raw: object, out: Imported) -> None:
 
 
 def import_hermes(file: str, document: object) -> Imported:
-    out = Imported()
-    if not isinstance(document, Mapping):
-        out.problems.append(f"{file}: expected a YAML mapping")
-        return out
-    servers = _servers(document)
-    if servers is None:
-        return out
-    if not isinstance(servers, Mapping):
-        out.problems.append(f"{file}: mcp_servers must be a mapping")
-        return out
-    for name, raw in servers.items():
-        _entry(file, str(name), raw, out)
-    return out
+    return import_server_table(file, document, _servers, _entry, document_kind="YAML mapping", table_kind="mapping")

@@ -7,17 +7,17 @@
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from domain.codex import codex_approval_mode
-from domain.transport import MAX_TIMER_TIMEOUT_MS
+from domain.transport import resolve_timeout
 from jscompat.jsjson import js_dumps
 from jscompat.text import js_trim
 
 __all__ = [
+    "ENV_REFERENCE",
     "CodexProjectionError",
     "clamp_ms",
     "codex_agent_allowed",
@@ -32,7 +32,8 @@ __all__ = [
 ]
 
 _VALID_AGENT: Final = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}", re.IGNORECASE | re.ASCII)
-_ENV_REFERENCE: Final = re.compile(r"^(Bearer )?\$\{([A-Z0-9_]+)\}$")
+#: A whole-value variable reference ``${VAR}`` or ``Bearer ${VAR}`` (group 1: the prefix, group 2: the name).
+ENV_REFERENCE: Final = re.compile(r"^(Bearer )?\$\{([A-Z0-9_]+)\}$")
 _FILTER_TARGET: Final[Mapping[str, str]] = {"include": "enabled_tools", "exclude": "disabled_tools"}
 
 
@@ -42,11 +43,7 @@ class CodexProjectionError(ValueError):
 
 def clamp_ms(value: object) -> int | None:
     """The timer clamp: a finite number > 0 → ``max(1, floor(v))`` capped; anything else → ``None``."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    if not math.isfinite(value) or value <= 0:
-        return None
-    return int(min(max(math.floor(value), 1), MAX_TIMER_TIMEOUT_MS))
+    return resolve_timeout(value, 0) or None
 
 
 def js_seconds(milliseconds: int) -> int | float:
@@ -84,7 +81,7 @@ def _headers(server: Mapping[str, Any], out: dict[str, Any]) -> None:
     plain: dict[str, str] = {}
     from_env: dict[str, str] = {}
     for header, value in (string_map(server.get("headers")) or {}).items():
-        match = _ENV_REFERENCE.match(value)
+        match = ENV_REFERENCE.match(value)
         if match is None:
             plain[header] = value
         elif match.group(1) and header.lower() == "authorization":

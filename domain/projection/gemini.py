@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
 from domain.bundle_mcp import merge_patch
-from domain.projection.codex import string_map
+from domain.projection.codex import ENV_REFERENCE, string_map
 from domain.projection.selection import code_unit_sorted
 
 __all__ = ["GEMINI_WEB_SEARCH_TOOL", "gemini_server", "gemini_settings"]
 
 GEMINI_WEB_SEARCH_TOOL: Final = "google_web_search"
-_PLACEHOLDER: Final = re.compile(r"^(Bearer )?\$\{([A-Z0-9_]+)\}$")
 
 
 def _strings(value: object) -> list[str]:
@@ -21,7 +19,7 @@ def _strings(value: object) -> list[str]:
 
 
 def _header(value: str, lookup: Callable[[str], str | None]) -> str:
-    match = _PLACEHOLDER.match(value)
+    match = ENV_REFERENCE.match(value)
     if match is None:
         return value
     return (match.group(1) or "") + (lookup(match.group(2)) or "")

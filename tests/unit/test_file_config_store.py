@@ -242,7 +242,7 @@ async def test_a_permission_failure_in_the_config_directory_is_explained_like_th
     def denied(path: str, data: bytes) -> None:
         raise PermissionError(errno.EACCES, "Permission denied", path)
 
-    monkeypatch.setattr(config_store, "_write_new_file", denied)
+    monkeypatch.setattr(config_store, "write_new_file", denied)
     store = FileConfigStore(str(tmp_path / "openclaw.json"))
     with anyio.fail_after(5), pytest.raises(ConfigStoreError) as caught:
         async with store.edit() as edit:

@@ -40,17 +40,17 @@ from application.projection import (
 from application.runtime import SessionRuntime
 from domain.codex import codex_approval_mode
 from domain.names import operator_store_key
-from domain.projection import (
+from domain.projection.codex import (
     CodexProjectionError,
-    build_codex_servers,
     codex_agent_allowed,
     codex_fingerprint,
     codex_tool_overrides_for_agent,
     mcp_tool_grants,
     normalize_codex,
-    oauth_token_env_var,
-    toml_inline,
 )
+from domain.projection.codex_cli import build_codex_servers
+from domain.projection.inline_toml import toml_inline
+from domain.projection.oauth_bearer import oauth_token_env_var
 from tests.fixtures.mcp_servers.contract_server import build_server
 from tests.fixtures.projection.driver import CLI_CONFIG, SERVERS
 from tests.unit.test_runtime_fakes import FakeClock, fake_services, session
