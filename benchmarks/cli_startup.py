@@ -52,7 +52,10 @@ COMMANDS = [
 ]
 BASELINES = [
     ("python -c pass", [sys.executable, "-c", "pass"]),
-    ("python -c 'import domain.redaction'", [sys.executable, "-c", "import domain.redaction"]),
+    (
+        "python -c 'import openclaw_mcp.domain.redaction'",
+        [sys.executable, "-c", "import openclaw_mcp.domain.redaction"],
+    ),
 ]
 TARGET_CPU_S = 0.06
 TARGET_RSS_MIB = 25.0

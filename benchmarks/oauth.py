@@ -47,10 +47,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from adapters.http.oauth import HttpOAuthProtocol  # noqa: E402 - after the path setup
-from application.oauth import LoginRedirect  # noqa: E402
-from entrypoints.oauth import oauth_server as operator_identity  # noqa: E402
-from entrypoints.oauth import sqlite_mcp_oauth  # noqa: E402
+from openclaw_mcp.adapters.http.oauth import HttpOAuthProtocol  # noqa: E402 - after the path setup
+from openclaw_mcp.application.oauth import LoginRedirect  # noqa: E402
+from openclaw_mcp.entrypoints.oauth import oauth_server as operator_identity  # noqa: E402
+from openclaw_mcp.entrypoints.oauth import sqlite_mcp_oauth  # noqa: E402
 from tests.docker.gateway_harness import find_reference, process_tree  # noqa: E402
 from tests.fixtures.oauth_server import OAuthAuthority, oauth_server  # noqa: E402
 from tests.fixtures.ports import free_port  # noqa: E402

@@ -33,10 +33,10 @@ if str(ROOT) not in sys.path:
 
 import anyio  # noqa: E402 - after the path setup
 
-from adapters.collation import UcaCollator  # noqa: E402
-from adapters.filesystem.projection_files import FilesystemProjectionFiles  # noqa: E402
-from adapters.memory.projection_files import InMemoryBearerTokens  # noqa: E402
-from application.projection import (  # noqa: E402
+from openclaw_mcp.adapters.collation import UcaCollator  # noqa: E402
+from openclaw_mcp.adapters.filesystem.projection_files import FilesystemProjectionFiles  # noqa: E402
+from openclaw_mcp.adapters.memory.projection_files import InMemoryBearerTokens  # noqa: E402
+from openclaw_mcp.application.projection import (  # noqa: E402
     CLAUDE_MODE,
     CODEX_MODE,
     GEMINI_MODE,

@@ -10,7 +10,7 @@ import sys
 
 import grimp
 
-PACKAGES = ("jscompat", "domain", "application", "adapters", "entrypoints")
+PACKAGES = ("openclaw_mcp",)
 
 
 def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from adapters.filesystem import FileConfigStore
-from adapters.memory import InMemoryConfigStore
-from application.ports.config import ConfigStore
+from openclaw_mcp.adapters.filesystem import FileConfigStore
+from openclaw_mcp.adapters.memory import InMemoryConfigStore
+from openclaw_mcp.application.ports.config import ConfigStore
 
 # --- ConfigStore ---------------------------------------------------------------------------------------
 

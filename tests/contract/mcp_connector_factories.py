@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 from mcp.server import Server
 
-from adapters.memory.mcp_connector import InMemoryMcpConnector
-from adapters.stdio import StdioMcpConnector
-from application.ports.mcp import McpConnector
-from domain.transport import HttpConfig, StdioConfig
+from openclaw_mcp.adapters.memory.mcp_connector import InMemoryMcpConnector
+from openclaw_mcp.adapters.stdio import StdioMcpConnector
+from openclaw_mcp.application.ports.mcp import McpConnector
+from openclaw_mcp.domain.transport import HttpConfig, StdioConfig
 from tests.contract.mcp_http_factories import FACTORIES as HTTP_FACTORIES
 from tests.fixtures.mcp_servers.contract_server import build_server
 

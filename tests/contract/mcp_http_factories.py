@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from adapters.http import HttpMcpConnector
-from domain.transport import HttpConfig
+from openclaw_mcp.adapters.http import HttpMcpConnector
+from openclaw_mcp.domain.transport import HttpConfig
 from tests.fixtures.http_servers import LoopbackServer, Transport, crash_app, mcp_app, mute_app, routes
 from tests.fixtures.mcp_servers.contract_server import build_server
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from application.errors import ConfigStoreError
-from application.ports.config import ConfigFile
+from openclaw_mcp.application.errors import ConfigStoreError
+from openclaw_mcp.application.ports.config import ConfigFile
 from tests.contract.conftest import ConfigStoreFactory
 
 pytestmark = pytest.mark.asyncio

@@ -8,9 +8,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from adapters.filesystem.foreign_files import FileForeignFiles
-from adapters.memory.foreign_files import InMemoryForeignFiles
-from application.ports.foreign_files import ForeignFileError, ForeignFiles, ForeignUpdate
+from openclaw_mcp.adapters.filesystem.foreign_files import FileForeignFiles
+from openclaw_mcp.adapters.memory.foreign_files import InMemoryForeignFiles
+from openclaw_mcp.application.ports.foreign_files import ForeignFileError, ForeignFiles, ForeignUpdate
 
 pytestmark = pytest.mark.asyncio
 

@@ -33,11 +33,11 @@ from typing import Any
 import anyio
 import pytest
 
-from adapters.memory.device_identity import InMemoryDeviceIdentityStore
-from adapters.memory.gateway import InMemoryGateway, hang
-from adapters.sqlite.device_identity import SqliteDeviceIdentityStore
-from adapters.ws import WebsocketsGateway
-from application.ports.gateway import (
+from openclaw_mcp.adapters.memory.device_identity import InMemoryDeviceIdentityStore
+from openclaw_mcp.adapters.memory.gateway import InMemoryGateway, hang
+from openclaw_mcp.adapters.sqlite.device_identity import SqliteDeviceIdentityStore
+from openclaw_mcp.adapters.ws import WebsocketsGateway
+from openclaw_mcp.application.ports.gateway import (
     DeviceIdentityStore,
     Gateway,
     GatewayClosed,
@@ -50,7 +50,7 @@ from application.ports.gateway import (
     GatewayStopped,
     GatewayTimeout,
 )
-from jscompat.undefined import UNDEFINED
+from openclaw_mcp.jscompat.undefined import UNDEFINED
 from tests.fixtures.fake_gateway import FakeGateway, MethodError
 from tests.fixtures.http_servers import closed_port
 

@@ -16,11 +16,11 @@ import anyio
 import anyio.abc
 import pytest
 
-from adapters.memory.leases import InMemoryLeaseRows, InMemoryLeaseStore
-from adapters.sqlite.leases import SqliteLeaseStore
-from application.errors import ApplicationError
-from application.ports.clock import Clock
-from application.ports.leases import Lease, LeaseAborted, LeaseError, LeaseHeld, LeaseLost, LeaseStore
+from openclaw_mcp.adapters.memory.leases import InMemoryLeaseRows, InMemoryLeaseStore
+from openclaw_mcp.adapters.sqlite.leases import SqliteLeaseStore
+from openclaw_mcp.application.errors import ApplicationError
+from openclaw_mcp.application.ports.clock import Clock
+from openclaw_mcp.application.ports.leases import Lease, LeaseAborted, LeaseError, LeaseHeld, LeaseLost, LeaseStore
 
 pytestmark = pytest.mark.asyncio
 

@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 import pytest
 
-from application.ports.mcp import (
+from openclaw_mcp.application.ports.mcp import (
     ConnectionClosed,
     ListChanged,
     McpConnectError,

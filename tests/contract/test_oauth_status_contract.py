@@ -12,10 +12,10 @@ from typing import Any
 import anyio
 import pytest
 
-from adapters.memory.oauth_status import InMemoryOAuthStatusReader
-from adapters.sqlite import SqliteOAuthStatusReader
-from application.errors import OAuthStoreError
-from application.ports.oauth import OAuthStatusReader
+from openclaw_mcp.adapters.memory.oauth_status import InMemoryOAuthStatusReader
+from openclaw_mcp.adapters.sqlite import SqliteOAuthStatusReader
+from openclaw_mcp.application.errors import OAuthStoreError
+from openclaw_mcp.application.ports.oauth import OAuthStatusReader
 
 pytestmark = pytest.mark.asyncio
 
@@ -91,7 +91,7 @@ async def test_a_corrupt_row_raises_the_store_error(tmp_path: Path) -> None:
 
 
 async def test_sqlite_server_refs_mark_only_existing_rows(tmp_path: Path) -> None:
-    from adapters.sqlite.server_refs import SqliteServerRefs
+    from openclaw_mcp.adapters.sqlite.server_refs import SqliteServerRefs
 
     db = tmp_path / "openclaw.sqlite"
     refs = SqliteServerRefs(str(db))

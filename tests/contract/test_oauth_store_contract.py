@@ -20,15 +20,15 @@ from typing import Any
 import anyio
 import pytest
 
-from adapters.memory.leases import InMemoryLeaseStore
-from adapters.memory.oauth_status import InMemoryOAuthStore
-from adapters.sqlite.leases import SqliteLeaseStore
-from adapters.sqlite.oauth_store import SqliteOAuthCredentialStore
-from application.errors import OAuthStoreError
-from application.ports.leases import MCP_LIFECYCLE_LEASE, MCP_OAUTH_LEASE, Lease, LeaseLost, LeaseStore
-from application.ports.oauth import OAuthCredentialStore
-from domain.oauth_store import authorization_challenge, complete_authorization, set_tokens
-from jscompat.jsjson import js_dumps
+from openclaw_mcp.adapters.memory.leases import InMemoryLeaseStore
+from openclaw_mcp.adapters.memory.oauth_status import InMemoryOAuthStore
+from openclaw_mcp.adapters.sqlite.leases import SqliteLeaseStore
+from openclaw_mcp.adapters.sqlite.oauth_store import SqliteOAuthCredentialStore
+from openclaw_mcp.application.errors import OAuthStoreError
+from openclaw_mcp.application.ports.leases import MCP_LIFECYCLE_LEASE, MCP_OAUTH_LEASE, Lease, LeaseLost, LeaseStore
+from openclaw_mcp.application.ports.oauth import OAuthCredentialStore
+from openclaw_mcp.domain.oauth_store import authorization_challenge, complete_authorization, set_tokens
+from openclaw_mcp.jscompat.jsjson import js_dumps
 
 pytestmark = pytest.mark.asyncio
 

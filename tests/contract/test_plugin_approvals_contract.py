@@ -24,10 +24,10 @@ from typing import Any
 import anyio
 import pytest
 
-from adapters.memory.approvals import PENDING, InMemoryPluginApprovals
-from adapters.memory.gateway import InMemoryGateway
-from adapters.ws.approvals import GatewayPluginApprovals, approval_request_params
-from application.ports.approvals import (
+from openclaw_mcp.adapters.memory.approvals import PENDING, InMemoryPluginApprovals
+from openclaw_mcp.adapters.memory.gateway import InMemoryGateway
+from openclaw_mcp.adapters.ws.approvals import GatewayPluginApprovals, approval_request_params
+from openclaw_mcp.application.ports.approvals import (
     ApprovalError,
     ApprovalNoLongerAvailable,
     ApprovalNoRoute,
@@ -37,7 +37,7 @@ from application.ports.approvals import (
     PluginApprovalRequest,
     PluginApprovals,
 )
-from application.ports.gateway import GatewayRequestError, GatewaySettings
+from openclaw_mcp.application.ports.gateway import GatewayRequestError, GatewaySettings
 
 pytestmark = pytest.mark.asyncio
 

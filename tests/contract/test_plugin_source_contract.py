@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
-from adapters.memory.plugins import InMemoryPlugins
-from adapters.plugins.entry_points import EntryPointPlugins
-from application.ports.plugins import LoadedPlugin, PluginSource
+from openclaw_mcp.adapters.memory.plugins import InMemoryPlugins
+from openclaw_mcp.adapters.plugins.entry_points import EntryPointPlugins
+from openclaw_mcp.application.ports.plugins import LoadedPlugin, PluginSource
 
 
 @dataclass(frozen=True, slots=True)

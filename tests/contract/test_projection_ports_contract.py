@@ -13,10 +13,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from adapters.filesystem.projection_files import FilesystemProjectionFiles
-from adapters.memory.projection_files import InMemoryBearerTokens, InMemoryProjectionFiles
-from application.errors import ApplicationError
-from application.ports.projection import BearerTokens, ProjectionFiles
+from openclaw_mcp.adapters.filesystem.projection_files import FilesystemProjectionFiles
+from openclaw_mcp.adapters.memory.projection_files import InMemoryBearerTokens, InMemoryProjectionFiles
+from openclaw_mcp.application.errors import ApplicationError
+from openclaw_mcp.application.ports.projection import BearerTokens, ProjectionFiles
 from tests.unit.test_projection import stored_bearer_tokens, stored_token
 
 pytestmark = pytest.mark.asyncio

@@ -54,9 +54,9 @@ import anyio
 import anyio.abc
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from adapters.memory.device_identity import InMemoryDeviceIdentityStore
-from adapters.ws import WebsocketsGateway
-from application.ports.gateway import DeviceIdentity, GatewayConnection, GatewayEvent, GatewaySettings
+from openclaw_mcp.adapters.memory.device_identity import InMemoryDeviceIdentityStore
+from openclaw_mcp.adapters.ws import WebsocketsGateway
+from openclaw_mcp.application.ports.gateway import DeviceIdentity, GatewayConnection, GatewayEvent, GatewaySettings
 from tests.fixtures.ports import free_port
 
 __all__ = [

@@ -19,7 +19,7 @@ from tests.oauth_clearing_steps import Transcript, run_steps
 pytestmark = [pytest.mark.reference]
 
 ROOT = Path(__file__).resolve().parents[2]
-OURS = [sys.executable, "-m", "entrypoints.cli.main"]
+OURS = [sys.executable, "-m", "openclaw_mcp.entrypoints.cli.main"]
 TIMEOUT_S = 120
 
 

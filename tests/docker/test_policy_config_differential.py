@@ -20,13 +20,13 @@ from typing import Any
 
 import pytest
 
-from domain.validation import ROOT_KEYS
+from openclaw_mcp.domain.validation import ROOT_KEYS
 from tests.docker.gateway_harness import Reference, isolated_env
 
 pytestmark = [pytest.mark.reference]
 
 ROOT = Path(__file__).resolve().parents[2]
-OURS = [sys.executable, "-m", "entrypoints.cli.main"]
+OURS = [sys.executable, "-m", "openclaw_mcp.entrypoints.cli.main"]
 TIMEOUT_S = 120
 SERVERS = {"servers": {"docs": {"command": "uvx", "args": ["context7-mcp"]}}}
 ROOT_VALUES: dict[str, Any] = {  # a value the reference accepts for each root key that is not an object

@@ -21,9 +21,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from adapters.collation import UcaCollator
-from adapters.filesystem.projection_files import FilesystemProjectionFiles
-from application.projection import (
+from openclaw_mcp.adapters.collation import UcaCollator
+from openclaw_mcp.adapters.filesystem.projection_files import FilesystemProjectionFiles
+from openclaw_mcp.application.projection import (
     CLAUDE_MODE,
     GEMINI_MODE,
     CliProjectionRequest,

@@ -21,7 +21,7 @@ from typing import Any
 import anyio
 import pytest
 
-from application.ports.gateway import GatewayEvent
+from openclaw_mcp.application.ports.gateway import GatewayEvent
 from tests.docker.gateway_harness import (
     EXEC_APPROVAL_REQUEST,
     SEEDED_MEDIA,
@@ -481,7 +481,7 @@ DENIED_BY_USER = "Denied by user. The tool call did not run."
 
 def approval_hooks() -> Any:
     """A hook asking for approval of every ``docs__search_docs`` call (and rewriting one param)."""
-    from application.tool_boundary import HookRegistry
+    from openclaw_mcp.application.tool_boundary import HookRegistry
 
     hooks = HookRegistry()
     hooks.on(
@@ -504,9 +504,9 @@ async def runtime_call_with_operator(
     the call's outcome (result or ``ToolCallBlocked``), the approval as the bridge listed it and the answer."""
     import sys
 
-    from application.tool_boundary import ToolCallBlocked
-    from entrypoints.approvals import gateway_plugin_approvals
-    from entrypoints.runtime_api import SessionMcpRuntime
+    from openclaw_mcp.application.tool_boundary import ToolCallBlocked
+    from openclaw_mcp.entrypoints.approvals import gateway_plugin_approvals
+    from openclaw_mcp.entrypoints.runtime_api import SessionMcpRuntime
 
     servers = {
         "docs": {
@@ -575,7 +575,7 @@ async def test_a_runtime_tool_call_approved_through_serve_reaches_the_mcp_server
 async def test_a_runtime_tool_call_denied_through_serve_never_reaches_the_mcp_server(
     real_gateway: RealGateway, tmp_path: Path
 ) -> None:
-    from application.tool_boundary import ToolCallBlocked
+    from openclaw_mcp.application.tool_boundary import ToolCallBlocked
 
     log = tmp_path / "docs.jsonl"
     with anyio.fail_after(FLOW_TIMEOUT_S):

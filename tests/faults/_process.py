@@ -19,7 +19,7 @@ __all__ = [
 ]
 
 ROOT = Path(__file__).resolve().parents[2]
-CLI = [sys.executable, "-m", "entrypoints.cli.main", "mcp"]
+CLI = [sys.executable, "-m", "openclaw_mcp.entrypoints.cli.main", "mcp"]
 
 FRAME_HEAD = "[openclaw] The CLI command failed."
 FRAME_TAIL = [

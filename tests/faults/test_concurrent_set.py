@@ -31,7 +31,7 @@ import hashlib, json, os, random, sys, time
 
 import anyio
 
-from adapters.filesystem._lock import LockPolicy, acquire_sidecar_lock, blocking_sleep
+from openclaw_mcp.adapters.filesystem._lock import LockPolicy, acquire_sidecar_lock, blocking_sleep
 
 target, name, hold, held_marker = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
 

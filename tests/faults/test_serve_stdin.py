@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from entrypoints.serve.transport import MAX_LINE_BYTES
+from openclaw_mcp.entrypoints.serve.transport import MAX_LINE_BYTES
 from tests.faults._process import ROOT
 from tests.unit.serve_fakes import INITIALIZE
 

@@ -19,7 +19,7 @@ import pytest
 from tests.faults import signal_server
 
 ROOT = Path(__file__).resolve().parents[2]
-CLI = [sys.executable, "-m", "entrypoints.cli.main", "mcp"]
+CLI = [sys.executable, "-m", "openclaw_mcp.entrypoints.cli.main", "mcp"]
 SERVER = Path(signal_server.__file__)
 TREE_TIMEOUT_S = 60.0
 EXIT_TIMEOUT_S = 60.0

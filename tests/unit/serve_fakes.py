@@ -23,11 +23,11 @@ import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from dependency_injector import providers
 
-from adapters.memory.gateway import InMemoryGateway
-from application.ports.gateway import GatewayRequestError
-from entrypoints.containers import Container, create_container
-from entrypoints.serve.cli import run_serve
-from jscompat.jsjson import js_dumps
+from openclaw_mcp.adapters.memory.gateway import InMemoryGateway
+from openclaw_mcp.application.ports.gateway import GatewayRequestError
+from openclaw_mcp.entrypoints.containers import Container, create_container
+from openclaw_mcp.entrypoints.serve.cli import run_serve
+from openclaw_mcp.jscompat.jsjson import js_dumps
 
 ORACLE = Path(__file__).resolve().parents[2].parent / "shared" / "oracle" / "serve"
 
@@ -323,7 +323,7 @@ def serve_with_memory_gateway() -> None:
     """``python -c "from tests.unit.serve_fakes import serve_with_memory_gateway; serve_with_memory_gateway()"
     [serve options…]`` — the real command on the real stdio, against a seeded in-memory Gateway
     (``SERVE_FAKE_GATEWAY=down`` makes it unreachable)."""
-    from entrypoints.cli.argv import Parsed, parse
+    from openclaw_mcp.entrypoints.cli.argv import Parsed, parse
 
     parsed = parse(["serve", *sys.argv[1:]])
     assert isinstance(parsed, Parsed)

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from entrypoints.cli.argv import (
+from openclaw_mcp.entrypoints.cli.argv import (
     HelpRequest,
     Parsed,
     UsageError,
@@ -19,7 +19,7 @@ from entrypoints.cli.argv import (
     render_group_help,
     render_help,
 )
-from entrypoints.cli.command_table import COMMANDS, GROUP_DESCRIPTION, find_command
+from openclaw_mcp.entrypoints.cli.command_table import COMMANDS, GROUP_DESCRIPTION, find_command
 
 DOCS = "Docs: https://docs.openclaw.ai/cli"
 GROUP_TRY = "Try: openclaw mcp --help"
@@ -634,8 +634,8 @@ def test_parsed_commands_without_json_are_never_json_mode() -> None:
 
 
 def test_every_command_has_an_options_dataclass_with_its_arguments_and_options() -> None:
-    from entrypoints.cli.argv import option_field
-    from entrypoints.cli.options import OPTION_TYPES
+    from openclaw_mcp.entrypoints.cli.argv import option_field
+    from openclaw_mcp.entrypoints.cli.options import OPTION_TYPES
 
     assert set(OPTION_TYPES) == {command.name for command in COMMANDS}
     for command in COMMANDS:
@@ -646,7 +646,7 @@ def test_every_command_has_an_options_dataclass_with_its_arguments_and_options()
 
 
 def test_typed_options_hold_the_parsed_values() -> None:
-    from entrypoints.cli.options import AddOptions, ConfigureOptions, ListOptions, SetOptions, ShowOptions
+    from openclaw_mcp.entrypoints.cli.options import AddOptions, ConfigureOptions, ListOptions, SetOptions, ShowOptions
 
     added = _parsed(["add", "x", "--command", "c", "--arg", "-y", "--arg", "z", "--no-probe", "--parallel"]).typed
     assert isinstance(added, AddOptions)

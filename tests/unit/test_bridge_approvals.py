@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.bridge.approvals import (
+from openclaw_mcp.domain.bridge.approvals import (
     PENDING_APPROVAL_DEFAULT_TTL_MS,
     PENDING_CLAUDE_PERMISSION_TTL_MS,
     PENDING_SWEEP_INTERVAL_MS,

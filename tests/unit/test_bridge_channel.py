@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from domain.bridge.channel import (
+from openclaw_mcp.domain.bridge.channel import (
     INVALID_CHANNEL_MODE_MESSAGE,
     BridgeState,
     ClaudeChannelMode,
@@ -25,14 +25,14 @@ from domain.bridge.channel import (
     parse_permission_reply,
     permission_notification,
 )
-from domain.bridge.events import (
+from openclaw_mcp.domain.bridge.events import (
     EventFilter,
     GatewayPayloadError,
     MessageEvent,
     Waiter,
     project_session_message,
 )
-from jscompat.undefined import UNDEFINED
+from openclaw_mcp.jscompat.undefined import UNDEFINED
 
 ROUTE: dict[str, Any] = {
     "lastChannel": "imessage",

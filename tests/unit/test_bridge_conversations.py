@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from domain.bridge.conversations import (
+from openclaw_mcp.domain.bridge.conversations import (
     AttachmentsFetchArgs,
     Conversation,
     ConversationsListArgs,
@@ -34,7 +34,7 @@ from domain.bridge.conversations import (
     send_params,
     to_conversation,
 )
-from jscompat.undefined import UNDEFINED
+from openclaw_mcp.jscompat.undefined import UNDEFINED
 
 Descriptor = dict[str, Any] | None
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from domain.bridge.events import (
+from openclaw_mcp.domain.bridge.events import (
     QUEUE_LIMIT,
     ApprovalEvent,
     ClaudePermissionRequestEvent,
@@ -23,7 +23,7 @@ from domain.bridge.events import (
     first_text,
     project_session_message,
 )
-from jscompat.undefined import UNDEFINED
+from openclaw_mcp.jscompat.undefined import UNDEFINED
 
 # The recorded chat.inject payload (gateway/session_message_events.json), trimmed to the keys that matter.
 INJECTED: dict[str, Any] = {

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from domain.bridge.approvals import approval_resolve_request
-from domain.bridge.channel import BridgeState, PermissionRequest
-from domain.bridge.conversations import (
+from openclaw_mcp.domain.bridge.approvals import approval_resolve_request
+from openclaw_mcp.domain.bridge.channel import BridgeState, PermissionRequest
+from openclaw_mcp.domain.bridge.conversations import (
     AttachmentsFetchArgs,
     ConversationsListArgs,
     MessagesReadArgs,
@@ -28,8 +28,8 @@ from domain.bridge.conversations import (
     normalize_session_key,
     send_params,
 )
-from domain.bridge.events import EventFilter, EventQueue, Waiter
-from domain.bridge.texts import (
+from openclaw_mcp.domain.bridge.events import EventFilter, EventQueue, Waiter
+from openclaw_mcp.domain.bridge.texts import (
     ToolResult,
     attachments_fetch_result,
     conversation_get_result,

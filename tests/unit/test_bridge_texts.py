@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from domain.bridge.approvals import PendingApproval
-from domain.bridge.conversations import Conversation
-from domain.bridge.events import EventFilter, EventQueue, MessageEvent, WaitOutcome
-from domain.bridge.texts import (
+from openclaw_mcp.domain.bridge.approvals import PendingApproval
+from openclaw_mcp.domain.bridge.conversations import Conversation
+from openclaw_mcp.domain.bridge.events import EventFilter, EventQueue, MessageEvent, WaitOutcome
+from openclaw_mcp.domain.bridge.texts import (
     ToolResult,
     attachments_fetch_result,
     conversation_get_result,
@@ -27,8 +27,8 @@ from domain.bridge.texts import (
     structured_summary,
     summary,
 )
-from jscompat.jsjson import js_dumps
-from jscompat.undefined import UNDEFINED
+from openclaw_mcp.jscompat.jsjson import js_dumps
+from openclaw_mcp.jscompat.undefined import UNDEFINED
 
 
 def test_empty_lists_render_like_the_reference() -> None:

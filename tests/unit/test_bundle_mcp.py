@@ -13,9 +13,14 @@ from typing import Any
 import anyio
 import pytest
 
-from adapters.filesystem.bundle_mcp import load_bundle_mcp, read_json_object
-from domain.bundle_agent import AGENT_MCP_SCHEMA, encode_plugin_install_dir_name, parse_agent_mcp_json, plugin_data_dir
-from domain.bundle_mcp import (
+from openclaw_mcp.adapters.filesystem.bundle_mcp import load_bundle_mcp, read_json_object
+from openclaw_mcp.domain.bundle_agent import (
+    AGENT_MCP_SCHEMA,
+    encode_plugin_install_dir_name,
+    parse_agent_mcp_json,
+    plugin_data_dir,
+)
+from openclaw_mcp.domain.bundle_mcp import (
     BundleMcpResult,
     BundlePlugin,
     declared_mcp_paths,
@@ -26,8 +31,8 @@ from domain.bundle_mcp import (
     merge_with_config,
     to_cli_server_config,
 )
-from domain.bundle_paths import absolutize_server
-from jscompat.paths import path_normalize
+from openclaw_mcp.domain.bundle_paths import absolutize_server
+from openclaw_mcp.jscompat.paths import path_normalize
 
 # --- merge patch (§10.5) ---------------------------------------------------------------------------------
 
@@ -616,7 +621,7 @@ def test_read_json_object_reports_a_missing_file_as_path(tmp_path: Path) -> None
 
 
 def test_session_runtime_merges_bundle_servers_with_configured_ones_and_overrides() -> None:
-    from entrypoints.runtime_api import SessionMcpRuntime
+    from openclaw_mcp.entrypoints.runtime_api import SessionMcpRuntime
 
     runtime = SessionMcpRuntime(
         _CONFIGURED, bundle=BundleMcpResult(_BUNDLE, {}), tool_overrides={"wd": True, "own": False}
@@ -630,7 +635,7 @@ def test_session_runtime_merges_bundle_servers_with_configured_ones_and_override
 async def test_an_agent_plugins_data_dir_is_created_when_its_server_first_connects(tmp_path: Path) -> None:
     import sys
 
-    from entrypoints.runtime_api import SessionMcpRuntime
+    from openclaw_mcp.entrypoints.runtime_api import SessionMcpRuntime
 
     server_script = Path(__file__).resolve().parents[1] / "fixtures" / "mcp_servers" / "env_server.py"
     data_dir = tmp_path / "state" / "plugin-data" / "agent-d"

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from domain.canonical import canonicalize_server, is_known_type_alias, transport_for_type_alias
-from domain.validation import validate_config
+from openclaw_mcp.domain.canonical import canonicalize_server, is_known_type_alias, transport_for_type_alias
+from openclaw_mcp.domain.validation import validate_config
 
 
 def _keys_deep(value: Any) -> Any:

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from adapters.collation import UcaCollator
-from domain.catalog import (
+from openclaw_mcp.adapters.collation import UcaCollator
+from openclaw_mcp.domain.catalog import (
     CapabilitySummary,
     Catalog,
     CatalogTool,
@@ -25,9 +25,9 @@ from domain.catalog import (
     ui_visibility,
     with_retry_diagnostic,
 )
-from domain.catalog_text import diagnostic_message, format_error_message, sanitize_metadata_text
-from domain.filters import ToolFilter, normalize_filter
-from domain.tool_listing import InvalidToolListing, validate_list_tools_result
+from openclaw_mcp.domain.catalog_text import diagnostic_message, format_error_message, sanitize_metadata_text
+from openclaw_mcp.domain.filters import ToolFilter, normalize_filter
+from openclaw_mcp.domain.tool_listing import InvalidToolListing, validate_list_tools_result
 
 KEY = UcaCollator().key
 OBJ = {"type": "object"}

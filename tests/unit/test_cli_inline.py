@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from adapters.filesystem._lock import LockPolicy, acquire_sidecar_lock, blocking_sleep, lock_payload
-from adapters.filesystem.config_store import FileConfigStore
-from application.errors import ConfigLockTimeout
-from entrypoints import composition
-from entrypoints.cli.argv import Parsed, parse
-from entrypoints.cli.commands import runs_inline
-from entrypoints.cli.inline import InlineSuspended, run_inline
+from openclaw_mcp.adapters.filesystem._lock import LockPolicy, acquire_sidecar_lock, blocking_sleep, lock_payload
+from openclaw_mcp.adapters.filesystem.config_store import FileConfigStore
+from openclaw_mcp.application.errors import ConfigLockTimeout
+from openclaw_mcp.entrypoints import composition
+from openclaw_mcp.entrypoints.cli.argv import Parsed, parse
+from openclaw_mcp.entrypoints.cli.commands import runs_inline
+from openclaw_mcp.entrypoints.cli.inline import InlineSuspended, run_inline
 
 ROOT = Path(__file__).resolve().parents[2]
 FORBIDDEN = ("asyncio", "anyio", "mcp", "pydantic", "dependency_injector", "sniffio")
@@ -39,7 +39,7 @@ def _env(state: Path) -> dict[str, str]:
 def _imported(state: Path, *argv: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     """Run ``openclaw mcp <argv>`` under ``-X importtime``; the process and the modules it imported."""
     proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "entrypoints.cli.main", "mcp", *argv],
+        [sys.executable, "-X", "importtime", "-m", "openclaw_mcp.entrypoints.cli.main", "mcp", *argv],
         env=_env(state),
         cwd=state,
         capture_output=True,
@@ -87,7 +87,7 @@ def test_commands_that_do_not_connect_import_no_event_loop_sdk_or_pydantic(state
     (state / "openclaw.json").write_text(json.dumps({"mcp": {"servers": {"s1": {"command": "node"}}}}))
     proc, modules = _imported(state, *argv)
     assert proc.returncode == 0, proc.stderr
-    assert "entrypoints.cli.commands" in modules  # the listing is real
+    assert "openclaw_mcp.entrypoints.cli.commands" in modules  # the listing is real
     assert _heavy(modules) == []
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CLI = [sys.executable, "-m", "entrypoints.cli.main", "mcp"]
+CLI = [sys.executable, "-m", "openclaw_mcp.entrypoints.cli.main", "mcp"]
 
 
 def _env(state: Path, **extra: str) -> dict[str, str]:

@@ -4,7 +4,7 @@ import pyuca
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapters.collation import UcaCollator
+from openclaw_mcp.adapters.collation import UcaCollator
 
 
 def test_orders_names_like_the_reference_list_command() -> None:

@@ -8,7 +8,7 @@ import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[2] / "openclaw_mcp"
 PACKAGES = ("jscompat", "domain", "application", "adapters", "entrypoints")
 CONTAINER = "entrypoints/containers.py"
 COMPOSITION = "entrypoints/composition.py"
@@ -71,16 +71,20 @@ def _starts_a_process(tree: ast.Module) -> bool:
 
 def _imports_container(tree: ast.Module) -> bool:
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module == "entrypoints.containers":
+        if isinstance(node, ast.ImportFrom) and node.module == "openclaw_mcp.entrypoints.containers":
             return True
-        if isinstance(node, ast.Import) and any(alias.name == "entrypoints.containers" for alias in node.names):
+        if isinstance(node, ast.Import) and any(
+            alias.name == "openclaw_mcp.entrypoints.containers" for alias in node.names
+        ):
             return True
     return False
 
 
 def _console_script_modules() -> set[str]:
-    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
-    return {target.partition(":")[0].replace(".", "/") + ".py" for target in scripts.values()}
+    scripts = tomllib.loads((ROOT.parent / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    return {
+        target.partition(":")[0].removeprefix("openclaw_mcp.").replace(".", "/") + ".py" for target in scripts.values()
+    }
 
 
 def test_every_entrypoint_that_starts_a_process_takes_its_adapters_from_the_container() -> None:

@@ -2,7 +2,7 @@ from typing import Any
 
 import pytest
 
-from domain.config_doc import (
+from openclaw_mcp.domain.config_doc import (
     clobber_verdict,
     configured_servers,
     has_json5_comment,

@@ -15,12 +15,12 @@ from pathlib import Path
 import anyio
 import pytest
 
-from adapters.filesystem import FileConfigStore
-from application.errors import ConfigStoreError
-from domain.printable import printable, printable_lines
+from openclaw_mcp.adapters.filesystem import FileConfigStore
+from openclaw_mcp.application.errors import ConfigStoreError
+from openclaw_mcp.domain.printable import printable, printable_lines
 
 ROOT = Path(__file__).resolve().parents[2]
-CLI = [sys.executable, "-m", "entrypoints.cli.main", "mcp"]
+CLI = [sys.executable, "-m", "openclaw_mcp.entrypoints.cli.main", "mcp"]
 INVALID_HEAD = "OpenClaw config is invalid\n"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from entrypoints.conformance_client import (
+from openclaw_mcp.entrypoints.conformance_client import (
     CLIENT_METADATA_URL,
     ScenarioPlan,
     accept_with_defaults,

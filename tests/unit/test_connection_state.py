@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.connection_state import (
+from openclaw_mcp.domain.connection_state import (
     DISCONNECT_REASON,
     TRANSITIONS,
     ConnectionEvent,

@@ -4,12 +4,12 @@ from pathlib import Path
 
 from dependency_injector import providers
 
-from adapters.clock import SystemClock
-from adapters.memory import InMemoryConfigStore
-from application.registry import Registry
-from domain.transport import HttpConfig, resolve_transport
-from entrypoints.containers import Container, create_container
-from entrypoints.oauth import oauth_server
+from openclaw_mcp.adapters.clock import SystemClock
+from openclaw_mcp.adapters.memory import InMemoryConfigStore
+from openclaw_mcp.application.registry import Registry
+from openclaw_mcp.domain.transport import HttpConfig, resolve_transport
+from openclaw_mcp.entrypoints.containers import Container, create_container
+from openclaw_mcp.entrypoints.oauth import oauth_server
 
 CALL_ARGUMENTS = {
     "oauth_protocol": lambda: ((), {"url": "https://mcp.example/mcp"}),

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from domain.content import (
+from openclaw_mcp.domain.content import (
     AgentToolResult,
     StructuredContentNotSerializable,
     content_block_to_agent,

@@ -7,12 +7,12 @@ from typing import Any
 import anyio
 import pytest
 
-from adapters.memory.host_files import InMemoryHostFiles
-from adapters.memory.oauth_status import InMemoryOAuthStatusReader
-from application.doctor import Doctor
-from application.errors import OAuthStoreError
-from application.registry import TransportWarnings
-from domain.doctor import command_candidates, is_literal_value, is_sensitive_key
+from openclaw_mcp.adapters.memory.host_files import InMemoryHostFiles
+from openclaw_mcp.adapters.memory.oauth_status import InMemoryOAuthStatusReader
+from openclaw_mcp.application.doctor import Doctor
+from openclaw_mcp.application.errors import OAuthStoreError
+from openclaw_mcp.application.registry import TransportWarnings
+from openclaw_mcp.domain.doctor import command_candidates, is_literal_value, is_sensitive_key
 
 pytestmark = pytest.mark.asyncio
 

@@ -1,4 +1,4 @@
-from domain.envpolicy import (
+from openclaw_mcp.domain.envpolicy import (
     BLOCKED_EVERYWHERE,
     BLOCKED_INHERITED_ONLY,
     BLOCKED_PREFIXES,

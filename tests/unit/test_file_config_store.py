@@ -23,9 +23,9 @@ import anyio
 import pytest
 from anyio.abc import Process
 
-from adapters.filesystem import FileConfigStore, config_store
-from adapters.filesystem._lock import LockPolicy, process_start_time
-from application.errors import ConfigLockTimeout, ConfigStoreError
+from openclaw_mcp.adapters.filesystem import FileConfigStore, config_store
+from openclaw_mcp.adapters.filesystem._lock import LockPolicy, process_start_time
+from openclaw_mcp.application.errors import ConfigLockTimeout, ConfigStoreError
 
 pytestmark = pytest.mark.asyncio
 
@@ -501,7 +501,7 @@ async def test_lock_waits_grow_by_1_2_from_25_ms_up_to_250_ms_with_up_to_double_
 ADD_KEY_DRIVER = """
 import json, os, sys
 import anyio
-from adapters.filesystem import FileConfigStore
+from openclaw_mcp.adapters.filesystem import FileConfigStore
 
 async def main(path: str, key: str, go: str) -> None:
     while not os.path.exists(go):
@@ -517,7 +517,7 @@ anyio.run(main, *sys.argv[1:])
 WRITER_DRIVER = """
 import os, sys
 import anyio
-from adapters.filesystem import FileConfigStore
+from openclaw_mcp.adapters.filesystem import FileConfigStore
 
 BIG_A = "A" * 1_000_000 + "\\n"
 BIG_B = "B" * 1_000_000 + "\\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.filters import (
+from openclaw_mcp.domain.filters import (
     ToolFilter,
     is_tool_allowed,
     matches,
@@ -12,7 +12,7 @@ from domain.filters import (
     server_denied_by_tool_policy,
     session_deny_set,
 )
-from jscompat.text import js_trim
+from openclaw_mcp.jscompat.text import js_trim
 
 # --- §6.1 normalisation ------------------------------------------------------------------------------
 

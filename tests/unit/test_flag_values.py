@@ -2,7 +2,7 @@ from typing import Any
 
 import pytest
 
-from domain.flag_values import (
+from openclaw_mcp.domain.flag_values import (
     ValueProblem,
     parse_approval,
     parse_auth,

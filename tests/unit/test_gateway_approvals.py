@@ -10,9 +10,9 @@ from typing import Any
 import anyio
 import pytest
 
-from adapters.memory.gateway import InMemoryGateway
-from adapters.ws.approvals import GatewayPluginApprovals, approval_request_params
-from application.ports.approvals import (
+from openclaw_mcp.adapters.memory.gateway import InMemoryGateway
+from openclaw_mcp.adapters.ws.approvals import GatewayPluginApprovals, approval_request_params
+from openclaw_mcp.application.ports.approvals import (
     ApprovalNoLongerAvailable,
     ApprovalNoRoute,
     ApprovalRequestFailed,
@@ -20,7 +20,7 @@ from application.ports.approvals import (
     ApprovalUnavailable,
     PluginApprovalRequest,
 )
-from application.ports.gateway import GatewayRequestError, GatewaySettings
+from openclaw_mcp.application.ports.gateway import GatewayRequestError, GatewaySettings
 
 REQUEST = PluginApprovalRequest(
     title="T",

@@ -20,9 +20,9 @@ import anyio
 import httpx2
 import pytest
 
-from adapters.http import HttpMcpConnector
-from adapters.http._client import HttpClientOptions, create_http_client
-from application.ports.mcp import (
+from openclaw_mcp.adapters.http import HttpMcpConnector
+from openclaw_mcp.adapters.http._client import HttpClientOptions, create_http_client
+from openclaw_mcp.application.ports.mcp import (
     ConnectionClosed,
     McpCleanupError,
     McpConnectError,
@@ -32,8 +32,8 @@ from application.ports.mcp import (
     McpSessionExpired,
     McpTimeout,
 )
-from domain.redaction import redact_diagnostic
-from domain.transport import HttpConfig
+from openclaw_mcp.domain.redaction import redact_diagnostic
+from openclaw_mcp.domain.transport import HttpConfig
 from tests.fixtures.http_servers import (
     Canned,
     LoopbackServer,

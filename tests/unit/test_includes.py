@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from adapters.filesystem.includes import FileIncludeLoader, include_roots
-from domain.includes import (
+from openclaw_mcp.adapters.filesystem.includes import FileIncludeLoader, include_roots
+from openclaw_mcp.domain.includes import (
     IncludeError,
     IncludeResolution,
     deep_merge,
@@ -20,7 +20,7 @@ from domain.includes import (
     has_include_directive,
     resolve_includes,
 )
-from jscompat.jsjson import js_dumps, js_order
+from openclaw_mcp.jscompat.jsjson import js_dumps, js_order
 
 CFG = "/cfg/openclaw.json"
 

@@ -7,14 +7,14 @@ import json
 import anyio
 import pytest
 
-from adapters.memory import InMemoryConfigStore
-from adapters.memory.foreign_files import InMemoryForeignFiles
-from adapters.memory.oauth_status import InMemoryOAuthStore
-from application.config_service import ConfigService
-from application.errors import CommandError
-from application.interchange import ExportRequest, ImportRequest, ImportSource, Interchange
-from domain.interchange.refs import from_client_syntax, header_var, token_var
-from domain.names import operator_store_key
+from openclaw_mcp.adapters.memory import InMemoryConfigStore
+from openclaw_mcp.adapters.memory.foreign_files import InMemoryForeignFiles
+from openclaw_mcp.adapters.memory.oauth_status import InMemoryOAuthStore
+from openclaw_mcp.application.config_service import ConfigService
+from openclaw_mcp.application.errors import CommandError
+from openclaw_mcp.application.interchange import ExportRequest, ImportRequest, ImportSource, Interchange
+from openclaw_mcp.domain.interchange.refs import from_client_syntax, header_var, token_var
+from openclaw_mcp.domain.names import operator_store_key
 
 pytestmark = pytest.mark.asyncio
 

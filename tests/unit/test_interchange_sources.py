@@ -11,8 +11,8 @@ import anyio
 import pytest
 import yaml
 
-from domain.interchange.hermes import import_hermes
-from domain.interchange.migrate_claude import claude_source_servers, migrate_claude_items, sanitize_item_id
+from openclaw_mcp.domain.interchange.hermes import import_hermes
+from openclaw_mcp.domain.interchange.migrate_claude import claude_source_servers, migrate_claude_items, sanitize_item_id
 from tests.unit.test_interchange_cli import make_state, oc, servers_of
 from tests.unit.test_projection import stored_token
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jscompat.paths import is_path_inside, path_normalize, path_resolve
+from openclaw_mcp.jscompat.paths import is_path_inside, path_normalize, path_resolve
 
 
 @pytest.mark.parametrize(

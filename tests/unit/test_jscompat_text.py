@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jscompat.text import (
+from openclaw_mcp.jscompat.text import (
     JS_LINE_TERMINATORS,
     JS_WHITESPACE,
     join_surrogate_pairs,

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jscompat.jsjson import js_number, js_to_string, js_truthy
-from jscompat.numbers import MAX_SAFE_INTEGER, is_safe_integer, js_to_number, string_to_number
-from jscompat.undefined import UNDEFINED, Undefined
+from openclaw_mcp.jscompat.jsjson import js_number, js_to_string, js_truthy
+from openclaw_mcp.jscompat.numbers import MAX_SAFE_INTEGER, is_safe_integer, js_to_number, string_to_number
+from openclaw_mcp.jscompat.undefined import UNDEFINED, Undefined
 
 # --- numbers ---
 

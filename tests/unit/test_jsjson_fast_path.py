@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jscompat import jsjson
-from jscompat.jsjson import js_dumps
+from openclaw_mcp.jscompat import jsjson
+from openclaw_mcp.jscompat.jsjson import js_dumps
 
 
 def _written_node_by_node(value: Any, indent: int | None) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from jscompat.json5 import Json5Error, locate_value_line, locate_value_lines, parse_json5
+from openclaw_mcp.jscompat.json5 import Json5Error, locate_value_line, locate_value_lines, parse_json5
 
 # (text, message, line, column) as npm json5 2.2.3 reports them.
 ERROR_CASES = [

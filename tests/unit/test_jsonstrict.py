@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from jscompat.jsonstrict import JsonSyntaxError, parse_json_strict
+from openclaw_mcp.jscompat.jsonstrict import JsonSyntaxError, parse_json_strict
 
 # (text, message) as node 24's JSON.parse reports them (without the "SyntaxError: " prefix).
 ERROR_CASES = [

@@ -12,9 +12,9 @@ from typing import Any
 import anyio
 import pytest
 
-from application.mcp_apps import AppViews
-from domain.mcp_apps import APP_MIME_TYPE, AppViewError, LeaseLimits
-from entrypoints.runtime_api import SessionMcpRuntime
+from openclaw_mcp.application.mcp_apps import AppViews
+from openclaw_mcp.domain.mcp_apps import APP_MIME_TYPE, AppViewError, LeaseLimits
+from openclaw_mcp.entrypoints.runtime_api import SessionMcpRuntime
 
 pytestmark = pytest.mark.asyncio
 

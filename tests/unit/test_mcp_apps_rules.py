@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from domain.mcp_apps import (
+from openclaw_mcp.domain.mcp_apps import (
     APP_MIME_TYPE,
     RESOURCE_MAX_BYTES,
     VIEW_EXPIRED_MESSAGE,
@@ -38,7 +38,7 @@ from domain.mcp_apps import (
     resource_ui_meta,
     view_byte_size,
 )
-from jscompat.jsjson import js_dumps
+from openclaw_mcp.jscompat.jsjson import js_dumps
 
 TOO_LARGE = "MCP App CSP metadata exceeds safe HTTP limits"
 NO_CSP_HEADER = (

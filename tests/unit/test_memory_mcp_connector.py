@@ -7,9 +7,9 @@ import anyio
 import pytest
 from mcp.server.mcpserver import MCPServer
 
-from adapters.memory.mcp_connector import InMemoryMcpConnector
-from application.ports.mcp import ConnectionClosed, McpConnectError, McpEvent
-from domain.transport import StdioConfig
+from openclaw_mcp.adapters.memory.mcp_connector import InMemoryMcpConnector
+from openclaw_mcp.application.ports.mcp import ConnectionClosed, McpConnectError, McpEvent
+from openclaw_mcp.domain.transport import StdioConfig
 
 pytestmark = pytest.mark.asyncio
 

@@ -7,7 +7,7 @@ import anyio
 import httpx2
 import pytest
 
-from adapters.http.oauth_callback import CallbackResult, OAuthCallbackError, oauth_callback_listener
+from openclaw_mcp.adapters.http.oauth_callback import CallbackResult, OAuthCallbackError, oauth_callback_listener
 from tests.fixtures.ports import free_port, occupied_port
 
 pytestmark = pytest.mark.asyncio

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from domain.oauth_clearing import OAuthClearing, replaced_oauth_clearing
+from openclaw_mcp.domain.oauth_clearing import OAuthClearing, replaced_oauth_clearing
 from tests.oauth_clearing_steps import PR, U1, U2, run_steps, store_key
 
 ROOT = Path(__file__).resolve().parents[2]
-CLI = [sys.executable, "-m", "entrypoints.cli.main"]
+CLI = [sys.executable, "-m", "openclaw_mcp.entrypoints.cli.main"]
 CLEARED = '{"credentialState":"cleared"}'
 
 OAUTH = {"url": U1, "auth": "oauth"}

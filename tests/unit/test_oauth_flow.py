@@ -14,15 +14,15 @@ import anyio
 import httpx2
 import pytest
 
-from adapters.http import HttpMcpConnector
-from adapters.http.oauth import HttpOAuthProtocol
-from adapters.memory.leases import InMemoryLeaseStore
-from adapters.memory.oauth_status import InMemoryOAuthStore
-from application.oauth import LoginAuthorized, LoginRedirect, McpOAuth, OAuthAuthorizationRequired
-from application.ports.mcp import McpError
-from application.ports.oauth import OAuthFlowError, OAuthServer
-from domain.transport import HttpConfig
-from entrypoints.oauth import oauth_server, request_auth
+from openclaw_mcp.adapters.http import HttpMcpConnector
+from openclaw_mcp.adapters.http.oauth import HttpOAuthProtocol
+from openclaw_mcp.adapters.memory.leases import InMemoryLeaseStore
+from openclaw_mcp.adapters.memory.oauth_status import InMemoryOAuthStore
+from openclaw_mcp.application.oauth import LoginAuthorized, LoginRedirect, McpOAuth, OAuthAuthorizationRequired
+from openclaw_mcp.application.ports.mcp import McpError
+from openclaw_mcp.application.ports.oauth import OAuthFlowError, OAuthServer
+from openclaw_mcp.domain.transport import HttpConfig
+from openclaw_mcp.entrypoints.oauth import oauth_server, request_auth
 from tests.fixtures.http_servers import LoopbackServer
 from tests.fixtures.oauth_server import OAuthAuthority
 from tests.fixtures.oauth_server import oauth_server as serve_authority

@@ -8,9 +8,9 @@ import socket
 import anyio
 import pytest
 
-from adapters.http.oauth import HttpOAuthProtocol
-from application.ports.mcp import McpError
-from application.ports.oauth import OAuthFlowError, OAuthNetworkError
+from openclaw_mcp.adapters.http.oauth import HttpOAuthProtocol
+from openclaw_mcp.application.ports.mcp import McpError
+from openclaw_mcp.application.ports.oauth import OAuthFlowError, OAuthNetworkError
 
 pytestmark = pytest.mark.asyncio
 

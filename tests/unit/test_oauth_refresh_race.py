@@ -20,11 +20,11 @@ import httpx2
 import pytest
 from anyio.streams.text import TextReceiveStream
 
-from adapters.http.oauth import HttpOAuthProtocol
-from application.oauth import LoginRedirect, McpOAuth
-from application.ports.leases import LeasePolicy
-from application.ports.oauth import OAuthServer
-from entrypoints.oauth import oauth_server, sqlite_mcp_oauth
+from openclaw_mcp.adapters.http.oauth import HttpOAuthProtocol
+from openclaw_mcp.application.oauth import LoginRedirect, McpOAuth
+from openclaw_mcp.application.ports.leases import LeasePolicy
+from openclaw_mcp.application.ports.oauth import OAuthServer
+from openclaw_mcp.entrypoints.oauth import oauth_server, sqlite_mcp_oauth
 from tests.fixtures.oauth_server import OAuthAuthority
 from tests.fixtures.oauth_server import oauth_server as serve_authority
 

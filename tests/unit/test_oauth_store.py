@@ -10,14 +10,14 @@ from pathlib import Path
 import anyio
 import pytest
 
-from adapters.memory.leases import InMemoryLeaseRows, InMemoryLeaseStore
-from adapters.memory.oauth_status import InMemoryOAuthStore
-from adapters.sqlite import SqliteOAuthStatusReader
-from adapters.sqlite.leases import SqliteLeaseStore
-from adapters.sqlite.oauth_store import SqliteOAuthCredentialStore
-from application.errors import OAuthStoreError
-from application.ports.leases import LeaseHeld, LeaseLost
-from domain.oauth_store import set_tokens
+from openclaw_mcp.adapters.memory.leases import InMemoryLeaseRows, InMemoryLeaseStore
+from openclaw_mcp.adapters.memory.oauth_status import InMemoryOAuthStore
+from openclaw_mcp.adapters.sqlite import SqliteOAuthStatusReader
+from openclaw_mcp.adapters.sqlite.leases import SqliteLeaseStore
+from openclaw_mcp.adapters.sqlite.oauth_store import SqliteOAuthCredentialStore
+from openclaw_mcp.application.errors import OAuthStoreError
+from openclaw_mcp.application.ports.leases import LeaseHeld, LeaseLost
+from openclaw_mcp.domain.oauth_store import set_tokens
 
 pytestmark = pytest.mark.asyncio
 

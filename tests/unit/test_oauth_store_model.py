@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from domain.oauth_store import (
+from openclaw_mcp.domain.oauth_store import (
     DEFAULT_REDIRECT_URL,
     StoreRowInvalid,
     authorization_challenge,

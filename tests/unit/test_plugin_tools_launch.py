@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.plugin_tools.launch import (
+from openclaw_mcp.domain.plugin_tools.launch import (
     AGENT_ID_FLAG,
     AGENT_ID_FLAG_ERROR,
     SESSION_KEY_ENV,
@@ -18,7 +18,7 @@ from domain.plugin_tools.launch import (
     parse_agent_id_flag,
     resolve_session_context,
 )
-from jscompat.text import js_trim
+from openclaw_mcp.jscompat.text import js_trim
 
 FLAG = "--openclaw-agent-id"
 ENV = "OPENCLAW_TOOLS_MCP_AGENT_SESSION_KEY"

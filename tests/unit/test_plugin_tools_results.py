@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.catalog_text import format_error_message
-from domain.plugin_tools.results import (
+from openclaw_mcp.domain.catalog_text import format_error_message
+from openclaw_mcp.domain.plugin_tools.results import (
     SCHEDULER_ALIASES,
     SCHEDULER_TOOL,
     call_result,

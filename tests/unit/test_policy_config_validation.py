@@ -15,11 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.validation import validate_config
-from domain.validation_tools import TOOL_PROFILES
+from openclaw_mcp.domain.validation import validate_config
+from openclaw_mcp.domain.validation_tools import TOOL_PROFILES
 
 ROOT = Path(__file__).resolve().parents[2]
-CLI = [sys.executable, "-m", "entrypoints.cli.main", "mcp"]
+CLI = [sys.executable, "-m", "openclaw_mcp.entrypoints.cli.main", "mcp"]
 
 PROFILE = 'Invalid input (allowed: "minimal", "coding", "messaging", "full")'
 ADVICE = "(merge alsoAllow into allow, or remove allow and use profile + alsoAllow)"
@@ -421,7 +421,7 @@ _CONFLICT = {"allow": ["a"], "alsoAllow": ["b"]}
 def test_an_allow_and_also_allow_conflict_gets_one_legacy_line_per_root(
     config: dict[str, Any], roots: list[str]
 ) -> None:
-    from domain.config_legacy import legacy_lines
+    from openclaw_mcp.domain.config_legacy import legacy_lines
 
     message = (
         'Tool policy sets both allow and alsoAllow in the same scope; run "openclaw doctor --fix" for a '

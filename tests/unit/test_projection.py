@@ -16,17 +16,17 @@ from typing import Any
 import anyio
 import pytest
 
-from adapters.clock import SystemClock
-from adapters.collation import UcaCollator
-from adapters.filesystem.projection_files import FilesystemProjectionFiles
-from adapters.http.oauth import HttpOAuthProtocol
-from adapters.memory.mcp_connector import InMemoryMcpConnector
-from adapters.memory.projection_files import InMemoryBearerTokens
-from adapters.sqlite.leases import SqliteLeaseStore
-from adapters.sqlite.oauth_store import SqliteOAuthCredentialStore
-from application.oauth import McpOAuth
-from application.ports.leases import MCP_OAUTH_LEASE
-from application.projection import (
+from openclaw_mcp.adapters.clock import SystemClock
+from openclaw_mcp.adapters.collation import UcaCollator
+from openclaw_mcp.adapters.filesystem.projection_files import FilesystemProjectionFiles
+from openclaw_mcp.adapters.http.oauth import HttpOAuthProtocol
+from openclaw_mcp.adapters.memory.mcp_connector import InMemoryMcpConnector
+from openclaw_mcp.adapters.memory.projection_files import InMemoryBearerTokens
+from openclaw_mcp.adapters.sqlite.leases import SqliteLeaseStore
+from openclaw_mcp.adapters.sqlite.oauth_store import SqliteOAuthCredentialStore
+from openclaw_mcp.application.oauth import McpOAuth
+from openclaw_mcp.application.ports.leases import MCP_OAUTH_LEASE
+from openclaw_mcp.application.projection import (
     CLAUDE_MODE,
     CODEX_MODE,
     GEMINI_MODE,
@@ -37,10 +37,10 @@ from application.projection import (
     native_policy_of,
     prepare_cli_projection,
 )
-from application.runtime import SessionRuntime
-from domain.codex import codex_approval_mode
-from domain.names import operator_store_key
-from domain.projection.codex import (
+from openclaw_mcp.application.runtime import SessionRuntime
+from openclaw_mcp.domain.codex import codex_approval_mode
+from openclaw_mcp.domain.names import operator_store_key
+from openclaw_mcp.domain.projection.codex import (
     CodexProjectionError,
     codex_agent_allowed,
     codex_fingerprint,
@@ -48,9 +48,9 @@ from domain.projection.codex import (
     mcp_tool_grants,
     normalize_codex,
 )
-from domain.projection.codex_cli import build_codex_servers
-from domain.projection.inline_toml import toml_inline
-from domain.projection.oauth_bearer import oauth_token_env_var
+from openclaw_mcp.domain.projection.codex_cli import build_codex_servers
+from openclaw_mcp.domain.projection.inline_toml import toml_inline
+from openclaw_mcp.domain.projection.oauth_bearer import oauth_token_env_var
 from tests.fixtures.mcp_servers.contract_server import build_server
 from tests.fixtures.projection.driver import CLI_CONFIG, SERVERS
 from tests.unit.test_runtime_fakes import FakeClock, fake_services, session

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.redaction import (
+from openclaw_mcp.domain.redaction import (
     MASK,
     is_sensitive_url_query_param_name,
     mask_token,

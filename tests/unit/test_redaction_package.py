@@ -10,24 +10,24 @@ import subprocess
 import sys
 from pathlib import Path
 
-from domain.redaction._js import WS, js_regex
-from jscompat.text import JS_WHITESPACE
+from openclaw_mcp.domain.redaction._js import WS, js_regex
+from openclaw_mcp.jscompat.text import JS_WHITESPACE
 
 _ROOT = Path(__file__).resolve().parents[2]
 
 _PROBE = """
 import json, sys
-import domain.redaction
-from domain.redaction import _patterns, _url
+import openclaw_mcp.domain.redaction
+from openclaw_mcp.domain.redaction import _patterns, _url
 before = {
-    "table_loaded": "domain.redaction._pattern_table" in sys.modules,
+    "table_loaded": "openclaw_mcp.domain.redaction._pattern_table" in sys.modules,
     "patterns_built": _patterns.patterns.cache_info().currsize,
     "url_regex_built": _url._TELEGRAM_PATH.cache_info().currsize,
 }
-domain.redaction.redact_sensitive_text("Bearer abcdefghijklmnop123456")
-domain.redaction.redact_sensitive_url("https://h/bot123456789:ABCDEFGHIJKLMNOPQRSTUVWXYZ/x")
+openclaw_mcp.domain.redaction.redact_sensitive_text("Bearer abcdefghijklmnop123456")
+openclaw_mcp.domain.redaction.redact_sensitive_url("https://h/bot123456789:ABCDEFGHIJKLMNOPQRSTUVWXYZ/x")
 after = {
-    "table_loaded": "domain.redaction._pattern_table" in sys.modules,
+    "table_loaded": "openclaw_mcp.domain.redaction._pattern_table" in sys.modules,
     "patterns_built": _patterns.patterns.cache_info().currsize,
     "url_regex_built": _url._TELEGRAM_PATH.cache_info().currsize,
 }

@@ -8,21 +8,21 @@ from typing import Any
 import anyio
 import pytest
 
-from adapters.collation import UcaCollator
-from adapters.memory import InMemoryConfigStore
-from adapters.memory.oauth_status import InMemoryOAuthStatusReader
-from adapters.memory.server_refs import InMemoryServerRefs
-from application.config_service import ConfigService
-from application.errors import (
+from openclaw_mcp.adapters.collation import UcaCollator
+from openclaw_mcp.adapters.memory import InMemoryConfigStore
+from openclaw_mcp.adapters.memory.oauth_status import InMemoryOAuthStatusReader
+from openclaw_mcp.adapters.memory.server_refs import InMemoryServerRefs
+from openclaw_mcp.application.config_service import ConfigService
+from openclaw_mcp.application.errors import (
     ApplicationError,
     CommandError,
     ConfigReadOnlyError,
     InvalidConfigError,
     WriteRejectedError,
 )
-from application.registry import Registry, TransportWarnings
-from application.server_flags import ConfigureRequest
-from domain.names import operator_store_key
+from openclaw_mcp.application.registry import Registry, TransportWarnings
+from openclaw_mcp.application.server_flags import ConfigureRequest
+from openclaw_mcp.domain.names import operator_store_key
 
 pytestmark = pytest.mark.asyncio
 
@@ -280,8 +280,8 @@ async def test_a_direct_edit_marks_a_lifecycle_managed_server_independent() -> N
 
 
 async def test_a_write_waits_for_the_servers_lifecycle_lease() -> None:
-    from adapters.memory.leases import InMemoryLeaseRows, InMemoryLeaseStore
-    from application.ports.leases import MCP_LIFECYCLE_LEASE as P
+    from openclaw_mcp.adapters.memory.leases import InMemoryLeaseRows, InMemoryLeaseStore
+    from openclaw_mcp.application.ports.leases import MCP_LIFECYCLE_LEASE as P
 
     rows = InMemoryLeaseRows()
     h = Harness({"mcp": {"servers": {"docs": {"command": "x"}}}})

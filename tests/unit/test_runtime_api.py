@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 
-from entrypoints.runtime_api import SessionMcpRuntime
+from openclaw_mcp.entrypoints.runtime_api import SessionMcpRuntime
 
 pytestmark = pytest.mark.asyncio
 
@@ -128,8 +128,8 @@ async def test_no_process_of_a_grandchild_forking_server_survives_dispose() -> N
 async def test_the_connectors_come_from_the_container_and_can_be_overridden() -> None:
     from mcp.server.mcpserver import MCPServer
 
-    from adapters.memory.mcp_connector import InMemoryMcpConnector
-    from entrypoints.runtime_api import runtime_container
+    from openclaw_mcp.adapters.memory.mcp_connector import InMemoryMcpConnector
+    from openclaw_mcp.entrypoints.runtime_api import runtime_container
 
     app = MCPServer("adder")
 

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from application.runtime.backoff import FailureTracker
-from application.runtime.connection import Connection
-from application.runtime.errors import ServerPaused
-from application.runtime.services import FAILURE_COOLDOWN_MS, FAILURE_THRESHOLD, LeaseCounter, iso_timestamp
-from domain.transport import resolve_transport
+from openclaw_mcp.application.runtime.backoff import FailureTracker
+from openclaw_mcp.application.runtime.connection import Connection
+from openclaw_mcp.application.runtime.errors import ServerPaused
+from openclaw_mcp.application.runtime.services import (
+    FAILURE_COOLDOWN_MS,
+    FAILURE_THRESHOLD,
+    LeaseCounter,
+    iso_timestamp,
+)
+from openclaw_mcp.domain.transport import resolve_transport
 
 START = 1_795_958_899_000
 

@@ -8,8 +8,8 @@ from typing import Any
 import anyio
 import pytest
 
-from application.ports.mcp import ListChanged, McpConnectError, McpRequestError
-from application.runtime import RuntimeTuning
+from openclaw_mcp.application.ports.mcp import ListChanged, McpConnectError, McpRequestError
+from openclaw_mcp.application.runtime import RuntimeTuning
 from tests.unit.test_runtime_fakes import (
     FakeClock,
     ScriptedConnection,
@@ -406,7 +406,7 @@ async def test_servers_connect_concurrently() -> None:
 
 
 async def test_servers_load_together_up_to_the_concurrency_cap() -> None:
-    from application.runtime.session_runtime import CATALOG_CONCURRENCY
+    from openclaw_mcp.application.runtime.session_runtime import CATALOG_CONCURRENCY
 
     servers = {f"s{i}": ScriptedServer() for i in range(CATALOG_CONCURRENCY + 2)}
     gate = anyio.Event()

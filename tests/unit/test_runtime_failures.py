@@ -8,8 +8,8 @@ from typing import Any
 import anyio
 import pytest
 
-from application.ports.mcp import McpRequestError, McpSessionExpired
-from application.runtime import (
+from openclaw_mcp.application.ports.mcp import McpRequestError, McpSessionExpired
+from openclaw_mcp.application.runtime import (
     LocalRequestTimeout,
     ServerNotConnected,
     ServerPaused,

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import pytest
 
-from adapters.collation import UcaCollator
-from application.ports.mcp import ConnectionClosed, McpConnector, McpError, McpEvent, McpTimeout
-from application.runtime import RuntimeServices, RuntimeTuning, SessionConfig, SessionRuntime
-from domain.transport import HttpConfig, StdioConfig
+from openclaw_mcp.adapters.collation import UcaCollator
+from openclaw_mcp.application.ports.mcp import ConnectionClosed, McpConnector, McpError, McpEvent, McpTimeout
+from openclaw_mcp.application.runtime import RuntimeServices, RuntimeTuning, SessionConfig, SessionRuntime
+from openclaw_mcp.domain.transport import HttpConfig, StdioConfig
 
 pytestmark = pytest.mark.asyncio
 

@@ -15,13 +15,13 @@ from typing import Any
 import anyio
 import pytest
 
-from adapters.clock import SystemClock
-from adapters.collation import UcaCollator
-from adapters.stdio import StdioMcpConnector
-from application.runtime import RuntimeServices, SessionConfig, SessionRuntime, SessionRuntimeManager
-from application.tool_boundary import HookRegistry
-from domain.config_load import analyze_config
-from domain.validation import validate_config
+from openclaw_mcp.adapters.clock import SystemClock
+from openclaw_mcp.adapters.collation import UcaCollator
+from openclaw_mcp.adapters.stdio import StdioMcpConnector
+from openclaw_mcp.application.runtime import RuntimeServices, SessionConfig, SessionRuntime, SessionRuntimeManager
+from openclaw_mcp.application.tool_boundary import HookRegistry
+from openclaw_mcp.domain.config_load import analyze_config
+from openclaw_mcp.domain.validation import validate_config
 from tests.unit.test_runtime_fakes import FakeClock, ScriptedConnector, ScriptedServer, fake_services, session
 
 pytestmark = pytest.mark.asyncio
@@ -349,8 +349,8 @@ async def test_a_cancelled_manager_stops_its_timer_and_disposes_its_runtimes() -
 async def test_a_vetoed_call_does_not_refresh_last_use_but_materialising_and_executing_do() -> None:
     from mcp.server.mcpserver import MCPServer
 
-    from adapters.memory.mcp_connector import InMemoryMcpConnector
-    from entrypoints.runtime_api import SessionMcpRuntime, runtime_container
+    from openclaw_mcp.adapters.memory.mcp_connector import InMemoryMcpConnector
+    from openclaw_mcp.entrypoints.runtime_api import SessionMcpRuntime, runtime_container
 
     app = MCPServer("adder")
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from adapters.collation import UcaCollator
-from application.runtime import LiveRuntimeLimitReached, SessionRuntimeManager, resolve_idle_ttl_ms
-from application.runtime.services import RuntimeServices
+from openclaw_mcp.adapters.collation import UcaCollator
+from openclaw_mcp.application.runtime import LiveRuntimeLimitReached, SessionRuntimeManager, resolve_idle_ttl_ms
+from openclaw_mcp.application.runtime.services import RuntimeServices
 from tests.unit.test_runtime_fakes import FakeClock, ScriptedConnector, ScriptedServer, fake_services, session, tool
 
 pytestmark = pytest.mark.asyncio

@@ -7,8 +7,8 @@ from typing import Any
 import anyio
 import pytest
 
-from application.runtime.errors import LocalRequestTimeout, PaginationError
-from application.runtime.pagination import Page, collect_paginated
+from openclaw_mcp.application.runtime.errors import LocalRequestTimeout, PaginationError
+from openclaw_mcp.application.runtime.pagination import Page, collect_paginated
 
 pytestmark = pytest.mark.asyncio
 

@@ -10,10 +10,10 @@ from typing import Any
 import anyio
 import pytest
 
-from adapters.collation import UcaCollator
-from adapters.memory.mcp_connector import InMemoryMcpConnector
-from application.ports.mcp import McpCleanupError, McpRequestError
-from application.runtime import (
+from openclaw_mcp.adapters.collation import UcaCollator
+from openclaw_mcp.adapters.memory.mcp_connector import InMemoryMcpConnector
+from openclaw_mcp.application.ports.mcp import McpCleanupError, McpRequestError
+from openclaw_mcp.application.runtime import (
     CleanupUnconfirmed,
     LocalRequestTimeout,
     RuntimeDisposed,

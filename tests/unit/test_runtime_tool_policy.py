@@ -12,9 +12,9 @@ from typing import Any
 import anyio
 import pytest
 
-from application.tool_boundary import HookRegistry, ToolCallBlocked
-from domain.tool_policy import PolicyTool
-from entrypoints.runtime_api import SessionMcpRuntime
+from openclaw_mcp.application.tool_boundary import HookRegistry, ToolCallBlocked
+from openclaw_mcp.domain.tool_policy import PolicyTool
+from openclaw_mcp.entrypoints.runtime_api import SessionMcpRuntime
 
 pytestmark = pytest.mark.asyncio
 

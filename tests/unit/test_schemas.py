@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from domain.output_schemas import (
+from openclaw_mcp.domain.output_schemas import (
     DRAFT_2020_12_SCHEMA,
     CallResultViolation,
     check_call_result,
@@ -23,8 +23,8 @@ from domain.output_schemas import (
     json_pointer,
     normalize_output_schema,
 )
-from domain.schemas import normalize_tool_parameters
-from jscompat.jsjson import js_dumps
+from openclaw_mcp.domain.schemas import normalize_tool_parameters
+from openclaw_mcp.jscompat.jsjson import js_dumps
 
 
 def _pairs(table: str) -> list[tuple[str, str]]:

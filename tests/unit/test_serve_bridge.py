@@ -13,10 +13,10 @@ from typing import Any
 import anyio
 import pytest
 
-from adapters.memory.gateway import InMemoryGateway
-from application.bridge.errors import GatewayClientNotReady, NotificationError
-from application.bridge.service import ChannelBridge
-from application.ports.gateway import GatewayNotConnected, GatewayRequestError, GatewaySettings
+from openclaw_mcp.adapters.memory.gateway import InMemoryGateway
+from openclaw_mcp.application.bridge.errors import GatewayClientNotReady, NotificationError
+from openclaw_mcp.application.bridge.service import ChannelBridge
+from openclaw_mcp.application.ports.gateway import GatewayNotConnected, GatewayRequestError, GatewaySettings
 from tests.unit.serve_fakes import ORACLE, SEEDED_ROW, encoded, seeded_gateway, serve_session
 
 pytestmark = pytest.mark.asyncio

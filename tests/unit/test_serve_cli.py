@@ -18,7 +18,7 @@ from tests.unit.serve_fakes import INITIALIZE
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE = "from tests.unit.serve_fakes import serve_with_memory_gateway; serve_with_memory_gateway()"
-REAL = "from entrypoints.serve.cli import main; main()"
+REAL = "from openclaw_mcp.entrypoints.serve.cli import main; main()"
 FAILURE_TAIL = ". Run openclaw gateway status --deep --require-rpc to inspect Gateway health."
 TOKEN_WARNING = "Warning: --token *** be exposed via process listings. Prefer --token-file or environment variables."
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from entrypoints.serve.transport import FdSource
+from openclaw_mcp.entrypoints.serve.transport import FdSource
 
 pytestmark = pytest.mark.asyncio
 

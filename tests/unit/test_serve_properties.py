@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from entrypoints.serve.jsonrpc import parse_json
-from entrypoints.serve.tools import TOOLS, ValidationFailed, validate_arguments
+from openclaw_mcp.entrypoints.serve.jsonrpc import parse_json
+from openclaw_mcp.entrypoints.serve.tools import TOOLS, ValidationFailed, validate_arguments
 
 JSON = st.recursive(
     st.none()

@@ -320,7 +320,7 @@ class _PendingConnection:
         await anyio.sleep_forever()
 
     async def request(self, method: str, params: object = None) -> object:
-        from application.ports.gateway import GatewayNotConnected
+        from openclaw_mcp.application.ports.gateway import GatewayNotConnected
 
         raise GatewayNotConnected()
 
@@ -328,8 +328,8 @@ class _PendingConnection:
 async def test_the_wire_encoder_writes_exactly_what_json_stringify_writes() -> None:
     import random
 
-    from entrypoints.serve.jsonrpc import dumps
-    from jscompat.jsjson import js_dumps
+    from openclaw_mcp.entrypoints.serve.jsonrpc import dumps
+    from openclaw_mcp.jscompat.jsjson import js_dumps
 
     rng = random.Random(7)
     scalars = [None, True, False, 0, -0.0, 1.5, 1e21, 1e-7, 2**60, -5, 12000.0, "\u2028", "\ud800x", '"\\\n\x01']

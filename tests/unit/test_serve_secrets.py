@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from application.errors import ApplicationError
-from entrypoints.serve.errors import CodedError, failure_line, format_cli_command, format_error_message
-from entrypoints.serve.secrets import read_secret_file, resolve_gateway_auth_options
+from openclaw_mcp.application.errors import ApplicationError
+from openclaw_mcp.entrypoints.serve.errors import CodedError, failure_line, format_cli_command, format_error_message
+from openclaw_mcp.entrypoints.serve.secrets import read_secret_file, resolve_gateway_auth_options
 
 TAIL = ". Run openclaw gateway status --deep --require-rpc to inspect Gateway health."
 

@@ -10,15 +10,15 @@ from pathlib import Path
 import anyio
 import pytest
 
-from adapters.memory.gateway import InMemoryGateway
-from application.bridge.service import ChannelBridge
-from application.ports.gateway import GatewaySettings
-from entrypoints.containers import create_container
-from entrypoints.serve.cli import _FIRST_INPUT_GRACE_S, _after_first_input
-from entrypoints.serve.dispatcher import McpDispatcher
-from entrypoints.serve.transport import StdioTransport
-from entrypoints.stdio_process import Stderr as _Stderr
-from entrypoints.stdio_process import load_config_document as _load_config
+from openclaw_mcp.adapters.memory.gateway import InMemoryGateway
+from openclaw_mcp.application.bridge.service import ChannelBridge
+from openclaw_mcp.application.ports.gateway import GatewaySettings
+from openclaw_mcp.entrypoints.containers import create_container
+from openclaw_mcp.entrypoints.serve.cli import _FIRST_INPUT_GRACE_S, _after_first_input
+from openclaw_mcp.entrypoints.serve.dispatcher import McpDispatcher
+from openclaw_mcp.entrypoints.serve.transport import StdioTransport
+from openclaw_mcp.entrypoints.stdio_process import Stderr as _Stderr
+from openclaw_mcp.entrypoints.stdio_process import load_config_document as _load_config
 from tests.unit.serve_fakes import INITIALIZE, Session, serve_env
 
 pytestmark = pytest.mark.asyncio

@@ -18,9 +18,15 @@ from typing import Any
 import anyio
 import pytest
 
-from entrypoints.serve.jsonrpc import parse_json
-from entrypoints.serve.tools import TOOLS, TOOLS_BY_NAME, ValidationFailed, invalid_arguments_text, validate_arguments
-from jscompat.jsjson import js_dumps
+from openclaw_mcp.entrypoints.serve.jsonrpc import parse_json
+from openclaw_mcp.entrypoints.serve.tools import (
+    TOOLS,
+    TOOLS_BY_NAME,
+    ValidationFailed,
+    invalid_arguments_text,
+    validate_arguments,
+)
+from openclaw_mcp.jscompat.jsjson import js_dumps
 from tests.unit.serve_fakes import seeded_gateway, serve_session
 
 # fmt: off

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.settings_page import (
+from openclaw_mcp.domain.settings_page import (
     MISSING_HASH,
     REDACTED,
     AddProblem,

@@ -9,15 +9,20 @@ from typing import Any
 
 import pytest
 
-from adapters.collation import UcaCollator
-from adapters.memory import InMemoryConfigStore
-from adapters.memory.oauth_status import InMemoryOAuthStore
-from application.config_service import ConfigService
-from application.errors import ChangeInvalidError, ConfigConflictError, ConfigReadOnlyError, ServerNotFoundError
-from application.registry import Registry, TransportWarnings
-from application.settings_page import ChangeRefused, McpSettings
-from domain.names import operator_store_key
-from domain.settings_page import REDACTED, config_hash
+from openclaw_mcp.adapters.collation import UcaCollator
+from openclaw_mcp.adapters.memory import InMemoryConfigStore
+from openclaw_mcp.adapters.memory.oauth_status import InMemoryOAuthStore
+from openclaw_mcp.application.config_service import ConfigService
+from openclaw_mcp.application.errors import (
+    ChangeInvalidError,
+    ConfigConflictError,
+    ConfigReadOnlyError,
+    ServerNotFoundError,
+)
+from openclaw_mcp.application.registry import Registry, TransportWarnings
+from openclaw_mcp.application.settings_page import ChangeRefused, McpSettings
+from openclaw_mcp.domain.names import operator_store_key
+from openclaw_mcp.domain.settings_page import REDACTED, config_hash
 
 pytestmark = pytest.mark.asyncio
 

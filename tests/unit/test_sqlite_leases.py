@@ -16,14 +16,20 @@ from pathlib import Path
 import anyio
 import pytest
 
-from adapters.sqlite._db import (
+from openclaw_mcp.adapters.sqlite._db import (
     MCP_OAUTH_PENDING_AUTHORIZATIONS_SCHEMA,
     MCP_OAUTH_STORES_SCHEMA,
     ensure_state_db,
 )
-from adapters.sqlite.leases import SqliteLeaseStore, require_lease_owned
-from application.leases import heartbeat_interval_ms, retry_backoff_ms
-from application.ports.leases import MCP_LIFECYCLE_LEASE, MCP_OAUTH_LEASE, LeaseHeld, LeaseLost, LeaseUnavailable
+from openclaw_mcp.adapters.sqlite.leases import SqliteLeaseStore, require_lease_owned
+from openclaw_mcp.application.leases import heartbeat_interval_ms, retry_backoff_ms
+from openclaw_mcp.application.ports.leases import (
+    MCP_LIFECYCLE_LEASE,
+    MCP_OAUTH_LEASE,
+    LeaseHeld,
+    LeaseLost,
+    LeaseUnavailable,
+)
 
 pytestmark = pytest.mark.asyncio
 
@@ -172,7 +178,7 @@ HOLDER = textwrap.dedent(
     """
     import sys
     import anyio
-    from adapters.sqlite.leases import SqliteLeaseStore
+    from openclaw_mcp.adapters.sqlite.leases import SqliteLeaseStore
 
     async def main() -> None:
         store = SqliteLeaseStore(sys.argv[1])

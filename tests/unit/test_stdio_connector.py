@@ -17,12 +17,12 @@ from typing import Any
 import anyio
 import pytest
 
-from adapters.stdio import StdioMcpConnector
-from adapters.stdio._framing import LineFramer, ReadBufferOverflow
-from adapters.stdio.connector import child_environment
-from adapters.stdio.process import group_alive, oom_adjust_enabled
-from adapters.stdio.stderr import StderrLineLogger, utf8_suffix
-from application.ports.mcp import (
+from openclaw_mcp.adapters.stdio import StdioMcpConnector
+from openclaw_mcp.adapters.stdio._framing import LineFramer, ReadBufferOverflow
+from openclaw_mcp.adapters.stdio.connector import child_environment
+from openclaw_mcp.adapters.stdio.process import group_alive, oom_adjust_enabled
+from openclaw_mcp.adapters.stdio.stderr import StderrLineLogger, utf8_suffix
+from openclaw_mcp.application.ports.mcp import (
     ConnectionClosed,
     ListChanged,
     McpCleanupError,
@@ -32,7 +32,7 @@ from application.ports.mcp import (
     McpEvent,
     McpTimeout,
 )
-from domain.transport import HttpConfig, StdioConfig, resolve_transport
+from openclaw_mcp.domain.transport import HttpConfig, StdioConfig, resolve_transport
 
 SERVERS = Path(__file__).resolve().parents[1] / "fixtures" / "mcp_servers"
 LINUX = sys.platform.startswith("linux")
@@ -590,7 +590,7 @@ async def test_the_list_changed_server_notifies_when_its_tools_change() -> None:
 async def test_an_exit_that_cannot_confirm_the_group_is_gone_raises_a_cleanup_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import adapters.stdio.process as process_module
+    import openclaw_mcp.adapters.stdio.process as process_module
 
     monkeypatch.setattr(process_module, "GRACE_SECONDS", 0.2)
     monkeypatch.setattr(process_module, "KILL_CONFIRM_SECONDS", 0.3)

@@ -16,15 +16,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters.memory.approvals import PENDING, InMemoryPluginApprovals, ScriptedAnswer
-from application.ports.approvals import (
+from openclaw_mcp.adapters.memory.approvals import PENDING, InMemoryPluginApprovals, ScriptedAnswer
+from openclaw_mcp.application.ports.approvals import (
     ApprovalNoLongerAvailable,
     ApprovalNoRoute,
     ApprovalRequestFailed,
     ApprovalRequestRejected,
     ApprovalUnavailable,
 )
-from application.tool_boundary import (
+from openclaw_mcp.application.tool_boundary import (
     DENIED_BY_USER_REASON,
     HOOK_FAILURE_REASON,
     ApprovalMode,

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.filters import server_denied_by_tool_policy as filters_server_denied
-from domain.tool_policy import (
+from openclaw_mcp.domain.filters import server_denied_by_tool_policy as filters_server_denied
+from openclaw_mcp.domain.tool_policy import (
     CORE_TOOL_IDS,
     SANDBOX_DEFAULT_ALLOW,
     SANDBOX_DEFAULT_DENY,

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from domain.tool_policy import (
+from openclaw_mcp.domain.tool_policy import (
     SANDBOX_DEFAULT_ALLOW,
     SANDBOX_DEFAULT_DENY,
     TOOL_GROUPS,

@@ -9,17 +9,17 @@ from typing import Any
 
 import pytest
 
-from adapters.collation import UcaCollator
-from domain.catalog import (
+from openclaw_mcp.adapters.collation import UcaCollator
+from openclaw_mcp.domain.catalog import (
     Catalog,
     build_server_catalog,
     merge_catalogs,
     normalize_listed_tools,
     summarize_capabilities,
 )
-from domain.filters import ToolFilter
-from domain.names import assign_safe_server_names, safe_name_sort_key
-from domain.toolnames import (
+from openclaw_mcp.domain.filters import ToolFilter
+from openclaw_mcp.domain.names import assign_safe_server_names, safe_name_sort_key
+from openclaw_mcp.domain.toolnames import (
     AgentToolSpec,
     build_app_tool_policy_projections,
     build_safe_tool_name,

@@ -2,7 +2,7 @@ from typing import Any
 
 import pytest
 
-from domain.transport import HttpConfig, StdioConfig, resolve_transport
+from openclaw_mcp.domain.transport import HttpConfig, StdioConfig, resolve_transport
 
 
 def _resolve(raw: Any) -> tuple[Any, list[str]]:

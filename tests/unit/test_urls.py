@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from jscompat.urlencoded import (
+from openclaw_mcp.jscompat.urlencoded import (
     decode_uri_component,
     encode_uri_component,
     search_params,
     search_params_set,
     serialize_search_params,
 )
-from jscompat.urls import (
+from openclaw_mcp.jscompat.urls import (
     Url,
     can_parse_url,
     parse_url,

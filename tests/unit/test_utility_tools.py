@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from adapters.collation import UcaCollator
-from domain.catalog import CapabilitySummary, ServerEntry
-from domain.content import AgentToolResult
-from domain.filters import ToolFilter
-from domain.utility_tools import (
+from openclaw_mcp.adapters.collation import UcaCollator
+from openclaw_mcp.domain.catalog import CapabilitySummary, ServerEntry
+from openclaw_mcp.domain.content import AgentToolResult
+from openclaw_mcp.domain.filters import ToolFilter
+from openclaw_mcp.domain.utility_tools import (
     APP_POLICY_PROJECTION_ERROR,
     INVENTORY_ONLY_ERROR,
     UTILITY_OPERATIONS,

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from domain.config_issues import Issue, ValidatorThrew, type_name
-from domain.config_legacy import legacy_lines
-from domain.validation import validate_config
+from openclaw_mcp.domain.config_issues import Issue, ValidatorThrew, type_name
+from openclaw_mcp.domain.config_legacy import legacy_lines
+from openclaw_mcp.domain.validation import validate_config
 
 Expected = list[tuple[str, str, tuple[str, ...] | None]]
 
@@ -1760,7 +1760,7 @@ def test_unknown_root_keys_come_after_the_other_issues_in_property_order() -> No
 
 
 def test_every_root_key_of_the_reference_schema_is_accepted() -> None:
-    from domain.validation import ROOT_KEYS
+    from openclaw_mcp.domain.validation import ROOT_KEYS
 
     values: dict[str, Any] = {"$schema": "s", "worktreeRoot": "/w", "worktreeAcceleration": False, "bindings": []}
     assert len(ROOT_KEYS) == 44

@@ -22,10 +22,10 @@ from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from adapters.memory.device_identity import InMemoryDeviceIdentityStore
-from adapters.ws import WebsocketsGateway, WebsocketsGatewayConnection
-from adapters.ws._backoff import Backoff
-from adapters.ws._frames import (
+from openclaw_mcp.adapters.memory.device_identity import InMemoryDeviceIdentityStore
+from openclaw_mcp.adapters.ws import WebsocketsGateway, WebsocketsGatewayConnection
+from openclaw_mcp.adapters.ws._backoff import Backoff
+from openclaw_mcp.adapters.ws._frames import (
     MAX_PAYLOAD_BYTES,
     EventFrame,
     ResponseFrame,
@@ -34,7 +34,7 @@ from adapters.ws._frames import (
     parse_frame,
     request_error,
 )
-from adapters.ws._handshake import (
+from openclaw_mcp.adapters.ws._handshake import (
     challenge_timeout_ms,
     device_payload_v3,
     parse_challenge,
@@ -44,7 +44,7 @@ from adapters.ws._handshake import (
     should_pause_reconnect,
     startup_retry_after_ms,
 )
-from application.ports.gateway import (
+from openclaw_mcp.application.ports.gateway import (
     DeviceIdentity,
     GatewayClosed,
     GatewayError,
@@ -55,7 +55,7 @@ from application.ports.gateway import (
     GatewayStopped,
     GatewayTimeout,
 )
-from jscompat.undefined import UNDEFINED
+from openclaw_mcp.jscompat.undefined import UNDEFINED
 from tests.fixtures.fake_gateway import (
     DEVICE_TOKEN_MISMATCH,
     METADATA_UPGRADE,

@@ -1,5 +1,0 @@
-"""HTTP MCP client transports (streamable HTTP and SSE) over the MCP Python SDK and httpx2."""
-
-from adapters.http.connector import HttpMcpConnector
-
-__all__ = ["HttpMcpConnector"]

@@ -1,5 +1,0 @@
-"""SQLite adapters over the OpenClaw state database (``<state>/state/openclaw.sqlite``)."""
-
-from adapters.sqlite.oauth_status import SqliteOAuthStatusReader
-
-__all__ = ["SqliteOAuthStatusReader"]

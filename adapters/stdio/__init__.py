@@ -1,5 +1,0 @@
-"""The stdio MCP transport: a server process owning its process group, driven by the MCP SDK client."""
-
-from adapters.stdio.connector import StdioMcpConnector
-
-__all__ = ["StdioMcpConnector"]

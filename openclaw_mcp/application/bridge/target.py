@@ -1,0 +1,358 @@
+"""Where the bridge connects and with which credentials (spec serve-bridge §3.4, §3.5).
+
+upstream: ``client-bootstrap.ts`` (``resolveGatewayClientBootstrap``), ``connection-details.ts``
+(``buildGatewayConnectionDetailsWithResolvers``), ``credentials.ts`` (``resolveGatewayCredentialsFromConfig``),
+``credential-planner.ts``, ``paths.ts`` (``resolveGatewayPort``), ``net.ts`` (``isSecureWebSocketUrl``),
+``tls-fingerprint.ts``.
+
+Pure: the config document (already env-substituted), the environment and the command-line values in, a
+:class:`GatewayTarget` out, or :class:`~application.bridge.errors.GatewayTargetError`.
+
+Simplifications (reported as deviations): secret references in the four credential paths are resolved only
+for the ``env`` source (``{"source":"env","id":…}``, ``$NAME``, ``${NAME}``); other sources count as configured
+but unavailable, and no ``GatewaySecretRefUnavailableError`` is raised. A local ``wss://`` target does not
+read the Gateway's own certificate to pin it.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from openclaw_mcp.application.bridge.errors import GatewayTargetError
+from openclaw_mcp.domain.bridge.conversations import opt_str
+from openclaw_mcp.domain.redaction import redact_sensitive_url
+from openclaw_mcp.jscompat.jsjson import js_number
+from openclaw_mcp.jscompat.text import js_trim
+from openclaw_mcp.jscompat.urls import parse_url
+
+__all__ = [
+    "DEFAULT_GATEWAY_PORT",
+    "GatewayTarget",
+    "resolve_gateway_port",
+    "resolve_gateway_target",
+]
+
+DEFAULT_GATEWAY_PORT: Final = 18789
+
+_ENV_REFERENCE: Final = re.compile(r"(?<!\$)\$\{[A-Z_][A-Z0-9_]*\}")
+_ENV_TEMPLATE: Final = re.compile(r"\$\{([A-Z][A-Z0-9_]{0,127})\}|\$([A-Z][A-Z0-9_]{0,127})")
+_PROFILE_NAME: Final = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}")
+_HEX_FINGERPRINT: Final = re.compile(r"[a-fA-F0-9]{64}")
+_COLON_FINGERPRINT: Final = re.compile(r"(?:[a-fA-F0-9]{2}:){31}[a-fA-F0-9]{2}")
+
+
+@dataclass(frozen=True, slots=True)
+class GatewayTarget:
+    """The resolved Gateway URL, where it came from, the credentials and the optional TLS pin."""
+
+    url: str
+    url_source: str
+    token: str | None = None
+    password: str | None = None
+    tls_fingerprint: str | None = None
+
+
+def _section(value: object, key: str) -> Mapping[str, Any]:
+    if isinstance(value, Mapping):
+        inner = value.get(key)
+        if isinstance(inner, Mapping):
+            return inner
+    return {}
+
+
+# --- port (paths.ts resolveGatewayPort) ----------------------------------------------------------------
+
+
+def _tcp_port(raw: str) -> int | None:
+    if not raw.isascii() or not raw.isdigit():
+        return None
+    port = int(raw)
+    return port if 0 <= port <= 65535 else None
+
+
+def _port_from_env(raw: str | None) -> int | None:
+    trimmed = js_trim(raw) if raw is not None else ""
+    if not trimmed:
+        return None
+    if trimmed.isascii() and trimmed.isdigit():
+        return _tcp_port(trimmed)
+    bracketed = re.fullmatch(r"\[[^\]]+\]:(\d+)", trimmed)
+    if bracketed:
+        return _tcp_port(bracketed.group(1))
+    first, last = trimmed.find(":"), trimmed.rfind(":")
+    if first <= 0 or first != last:
+        return None
+    return _tcp_port(trimmed[first + 1 :])
+
+
+def _fnv1a(data: bytes) -> int:
+    value = 2166136261
+    for byte in data:
+        value = ((value ^ byte) * 16777619) & 0xFFFFFFFF
+    return value
+
+
+def resolve_gateway_port(config: Mapping[str, Any], env: Mapping[str, str]) -> int | float:
+    """``$OPENCLAW_GATEWAY_PORT`` (digits or ``host:port``) → config ``gateway.port`` (> 0) → a port derived
+    from a named ``$OPENCLAW_PROFILE`` → 18789."""
+    from_env = _port_from_env(env.get("OPENCLAW_GATEWAY_PORT"))
+    if from_env is not None:
+        return from_env
+    port = _section(config, "gateway").get("port")
+    if isinstance(port, int | float) and not isinstance(port, bool) and math.isfinite(port) and port > 0:
+        return port
+    profile = js_trim(env.get("OPENCLAW_PROFILE") or "")
+    if not profile or profile.lower() == "default" or not _PROFILE_NAME.fullmatch(profile):
+        return DEFAULT_GATEWAY_PORT
+    return 20000 + _fnv1a(profile.encode("utf-8")) % 40000
+
+
+# --- plaintext rule (net.ts isSecureWebSocketUrl) ------------------------------------------------------
+
+
+def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        return None
+
+
+_PRIVATE_V4: Final = tuple(
+    ipaddress.ip_network(n)
+    for n in ("127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10")
+)
+_SPECIAL_V6: Final = tuple(
+    ipaddress.ip_network(n)
+    for n in (
+        "::/128",
+        "::1/128",
+        "fe80::/10",
+        "fc00::/7",
+        "ff00::/8",
+        "2001:db8::/32",
+        "2001:2::/48",
+        "100::/64",
+        "2001:20::/28",
+        "fec0::/10",
+        "64:ff9b:1::/48",
+    )
+)
+
+
+def _embedded_v4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    if address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if address in ipaddress.ip_network("64:ff9b::/96"):
+        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return None
+
+
+def _is_loopback_address(text: str) -> bool:
+    address = _ip(text)
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address is not None and address.is_loopback
+
+
+def _is_private_or_loopback_address(text: str) -> bool:
+    address = _ip(text)
+    if address is None:
+        return False
+    if isinstance(address, ipaddress.IPv6Address):
+        if any(address in net for net in _SPECIAL_V6):
+            return not (text.startswith("ff") or address == ipaddress.IPv6Address("::"))
+        embedded = _embedded_v4(address)
+        return embedded is not None and any(embedded in net for net in _PRIVATE_V4)
+    return any(address in net for net in _PRIVATE_V4)
+
+
+def _host_for_checks(hostname: str) -> tuple[bool, str]:
+    lowered = hostname.lower()
+    if lowered.rstrip(".") == "localhost":
+        return True, "localhost"
+    if lowered.startswith("[") and lowered.endswith("]"):
+        return False, lowered[1:-1]
+    return False, lowered
+
+
+def _is_secure_websocket_url(url: str, *, allow_private_ws: bool) -> bool:
+    parsed = parse_url(url)
+    if parsed is None:
+        return False
+    scheme = {"https": "wss", "http": "ws"}.get(parsed.scheme, parsed.scheme)
+    if scheme == "wss":
+        return True
+    if scheme != "ws" or not parsed.hostname:
+        return False
+    localhost, host = _host_for_checks(parsed.hostname)
+    if localhost or _is_loopback_address(host) or _is_private_or_loopback_address(host):
+        return True
+    if host.rstrip(".").endswith((".local", ".ts.net")):
+        return True
+    return allow_private_ws and _ip(host) is None
+
+
+def _insecure_url_message(url: str, source: str, config_path: str, allow_private_ws: bool) -> str:
+    lines = [
+        f'SECURITY ERROR: Gateway URL "{redact_sensitive_url(url)}" uses plaintext ws:// to a non-loopback address.',
+        "Both credentials and chat data would be exposed to network interception.",
+        f"Source: {source}",
+        f"Config: {config_path}",
+        "Fix: Use wss:// for remote gateway URLs.",
+        "Safe remote access defaults:",
+        "- keep gateway.bind=loopback and use an SSH tunnel (ssh -N -L 18789:127.0.0.1:18789 user@gateway-host)",
+        "- or use Tailscale Serve/Funnel for HTTPS remote access",
+    ]
+    if not allow_private_ws:
+        lines.append("Break-glass (trusted private networks only): set OPENCLAW_ALLOW_INSECURE_PRIVATE_WS=1")
+    lines += ["Doctor: openclaw doctor --fix", "Docs: https://docs.openclaw.ai/gateway/remote"]
+    return "\n".join(lines)
+
+
+# --- credentials (credentials.ts, credential-planner.ts) -----------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Input:
+    configured: bool = False
+    value: str | None = None
+
+
+def _trim_credential(value: object) -> str | None:
+    """``trimCredentialToUndefined``: a trimmed string, rejected when it still holds a ``${VAR}`` placeholder."""
+    trimmed = opt_str(value)
+    if trimmed is not None and _ENV_REFERENCE.search(trimmed):
+        return None
+    return trimmed
+
+
+def _env_ref_id(value: object) -> str | None:
+    """The env variable an env secret reference names (``{"source":"env","id":…}``, ``$NAME``, ``${NAME}``)."""
+    if isinstance(value, Mapping):
+        ref_id = value.get("id")
+        if value.get("source") == "env" and isinstance(ref_id, str) and js_trim(ref_id):
+            return ref_id
+        return None
+    if isinstance(value, str):
+        match = _ENV_TEMPLATE.fullmatch(js_trim(value))
+        if match:
+            return match.group(1) or match.group(2)
+    return None
+
+
+def _is_secret_ref(value: object) -> bool:
+    if not isinstance(value, Mapping):
+        return False
+    ref_id = value.get("id")
+    return value.get("source") in ("env", "file", "exec", "store") and isinstance(ref_id, str) and bool(js_trim(ref_id))
+
+
+def _credential_input(value: object, env: Mapping[str, str]) -> _Input:
+    ref_id = _env_ref_id(value)
+    if ref_id is not None:
+        return _Input(configured=True, value=opt_str(env.get(ref_id)))
+    if _is_secret_ref(value):
+        return _Input(configured=True)
+    if isinstance(value, str):
+        return _Input(configured=opt_str(value) is not None, value=_trim_credential(value))
+    return _Input()
+
+
+def _first(*values: str | None) -> str | None:
+    return next((value for value in values if value), None)
+
+
+def _config_credentials(config: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str | None, str | None]:
+    gateway = _section(config, "gateway")
+    auth = _section(gateway, "auth")
+    remote = _section(gateway, "remote")
+    env_token = opt_str(env.get("OPENCLAW_GATEWAY_TOKEN"))
+    env_password = opt_str(env.get("OPENCLAW_GATEWAY_PASSWORD"))
+    local_token = _credential_input(auth.get("token"), env)
+    local_password = _credential_input(auth.get("password"), env)
+    remote_token = _credential_input(remote.get("token"), env)
+    remote_password = _credential_input(remote.get("password"), env)
+    if gateway.get("mode") == "remote":
+        token = _first(remote_token.value, env_token, local_token.value)
+        password = _first(env_password, remote_password.value, local_password.value)
+        return token, password
+    password_fallback = None if auth.get("mode") == "trusted-proxy" else remote_password.value
+    token = _first(local_token.value, env_token, None if local_token.configured else remote_token.value)
+    password = _first(local_password.value, env_password, None if local_password.configured else password_fallback)
+    return token, password
+
+
+def _tls_fingerprint(value: object) -> str:
+    text = js_trim(value) if isinstance(value, str) else ""
+    text = re.sub(r"^sha256:", "", text, flags=re.IGNORECASE)
+    if _HEX_FINGERPRINT.fullmatch(text):
+        return text.lower()
+    if _COLON_FINGERPRINT.fullmatch(text):
+        return text.replace(":", "").lower()
+    raise GatewayTargetError("Invalid TLS fingerprint; expected a SHA-256 certificate fingerprint.")
+
+
+# --- the bootstrap ---------------------------------------------------------------------------------------
+
+
+def resolve_gateway_target(
+    *,
+    config: Mapping[str, Any],
+    env: Mapping[str, str],
+    config_path: str,
+    cli_url: object = None,
+    explicit_token: str | None = None,
+    explicit_password: str | None = None,
+) -> GatewayTarget:
+    """The Gateway URL (``--url`` → ``$OPENCLAW_GATEWAY_URL`` → remote config URL → local loopback) and the
+    credentials sent in ``connect`` (§3.5). Raises ``GatewayTargetError`` for a plaintext ``ws://`` URL to a
+    non-private host (the reference's multi-line ``SECURITY ERROR`` message) or an invalid TLS pin."""
+    gateway = _section(config, "gateway")
+    override_source: str | None = None
+    override = opt_str(cli_url)
+    if override is not None:
+        override_source = "cli"
+    else:
+        override = opt_str(env.get("OPENCLAW_GATEWAY_URL"))
+        if override is not None:
+            override_source = "env"
+    remote_mode = gateway.get("mode") == "remote"
+    remote_url = opt_str(_section(gateway, "remote").get("url")) if remote_mode else None
+    tls_enabled = _section(gateway, "tls").get("enabled") is True
+    port = resolve_gateway_port(config, env)
+    local_url = f"{'wss' if tls_enabled else 'ws'}://127.0.0.1:{js_number(port)}"
+    if override is not None:
+        url = override
+        source = "env OPENCLAW_GATEWAY_URL" if override_source == "env" else "cli --url"
+    elif remote_url is not None:
+        url, source = remote_url, "config gateway.remote.url"
+    else:
+        url = local_url
+        source = "missing gateway.remote.url (fallback local)" if remote_mode else "local loopback"
+    allow_private_ws = env.get("OPENCLAW_ALLOW_INSECURE_PRIVATE_WS") == "1"
+    if not _is_secure_websocket_url(url, allow_private_ws=allow_private_ws):
+        raise GatewayTargetError(_insecure_url_message(url, source, config_path, allow_private_ws))
+
+    fingerprint: str | None = None
+    if remote_mode and source in ("config gateway.remote.url", "env OPENCLAW_GATEWAY_URL"):
+        pin = _section(gateway, "remote").get("tlsFingerprint")
+        if pin:
+            fingerprint = _tls_fingerprint(pin)
+
+    token, password = opt_str(explicit_token), opt_str(explicit_password)
+    if not (token or password):
+        if override_source == "cli":
+            token = password = None
+        elif override_source == "env":
+            token = opt_str(env.get("OPENCLAW_GATEWAY_TOKEN"))
+            password = opt_str(env.get("OPENCLAW_GATEWAY_PASSWORD"))
+        else:
+            token, password = _config_credentials(config, env)
+    return GatewayTarget(url=url, url_source=source, token=token, password=password, tls_fingerprint=fingerprint)

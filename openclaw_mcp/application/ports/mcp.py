@@ -1,0 +1,136 @@
+"""The MCP client port: what the session runtime needs from a connection to one MCP server
+(spec client-runtime §1.10, §3, §4.8–§4.9, §4.12).
+
+Results and capabilities cross the port as plain JSON data (``dict``), never as SDK/pydantic models, so
+the runtime keeps the exact wire shapes it needs (pagination byte caps, schema checks, content downgrade).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from openclaw_mcp.application.errors import ApplicationError
+from openclaw_mcp.domain.transport import HttpConfig, StdioConfig
+
+__all__ = [
+    "ConnectionClosed",
+    "ElicitationHandler",
+    "ListChanged",
+    "McpCleanupError",
+    "McpConnectError",
+    "McpConnection",
+    "McpConnector",
+    "McpError",
+    "McpEvent",
+    "McpRequestError",
+    "McpSessionExpired",
+    "McpTimeout",
+]
+
+
+ElicitationHandler = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+"""The host's answer to a server's ``elicitation/create`` request: called with the server name and the request
+params (JSON), returns the result (``{"action": "accept" | "decline" | "cancel", "content"?: {...}}``). A
+connector given one declares the ``elicitation`` client capability; without one the request is refused."""
+
+
+class McpError(ApplicationError):
+    """Every failure a connection reports. ``str(exc)`` is the rendered message; ``__cause__`` chains
+    the underlying error (the runtime joins the chain with `` | `` for diagnostics, §4.12)."""
+
+
+class McpRequestError(McpError):
+    """The server answered a request with a JSON-RPC error. ``str(exc)`` is ``MCP error <code>: <message>``."""
+
+    def __init__(self, code: int, message: str, data: object = None) -> None:
+        super().__init__(f"MCP error {code}: {message}")
+        self.code = code
+        self.error_message = message
+        self.data = data
+
+
+class McpTimeout(McpError):
+    """A request (or the connect) did not complete within its timeout."""
+
+
+class McpConnectError(McpError):
+    """The connection could not be established (spawn failure, early exit, refused, initialize failed).
+    Stdio spawn failures and exits before ``initialize`` completes read ``MCP error -32000: Connection closed``
+    (decision D8) with the OS error as ``__cause__``."""
+
+
+class McpSessionExpired(McpError):
+    """The HTTP session of the connection expired (404 to a request carrying a session id)."""
+
+
+class McpCleanupError(McpError):
+    """Closing could not confirm that the transport (for stdio: the whole process group) is gone."""
+
+
+@dataclass(frozen=True, slots=True)
+class ListChanged:
+    """``notifications/<kind>/list_changed`` arrived."""
+
+    kind: Literal["tools", "resources", "prompts"]
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionClosed:
+    """The transport closed (process exit, stream end, HTTP failure). Reported once."""
+
+    reason: str | None = None
+
+
+McpEvent = ListChanged | ConnectionClosed
+
+
+class McpConnection(Protocol):
+    """One initialized MCP client session over one transport (one child process for stdio)."""
+
+    @property
+    def capabilities(self) -> dict[str, Any]:
+        """The server capabilities from ``initialize`` as JSON (``{}`` when none were advertised)."""
+        ...
+
+    @property
+    def closed(self) -> bool:
+        """True once the transport closed (the connection can no longer be used)."""
+        ...
+
+    async def request(self, method: str, params: dict[str, Any] | None, *, timeout_ms: int) -> dict[str, Any]:
+        """Send one request and return its raw JSON ``result``.
+
+        Raises ``McpRequestError`` for a JSON-RPC error answer, ``McpTimeout`` after ``timeout_ms`` (the
+        request is cancelled with ``notifications/cancelled``), ``McpSessionExpired`` when an HTTP session
+        expired, ``McpError`` when the connection is closed or breaks. Cancellation of the caller cancels
+        the request. Safe to call from several tasks at once.
+        """
+        ...
+
+
+class McpConnector(Protocol):
+    """Opens connections to MCP servers."""
+
+    def connect(
+        self,
+        server_name: str,
+        config: StdioConfig | HttpConfig,
+        *,
+        on_event: Callable[[McpEvent], None],
+        log: Callable[[str], None],
+    ) -> AbstractAsyncContextManager[McpConnection]:
+        """Open the transport and complete ``initialize`` + ``notifications/initialized`` within
+        ``config.connection_timeout_ms``; yield the connection; on exit close it.
+
+        Entering raises ``McpConnectError`` / ``McpTimeout`` (everything opened so far is torn down first).
+        ``on_event`` receives list-changed notifications and the closed event (called from the
+        connection's own task; it must not block). ``log`` receives debug lines (stdio stderr lines as
+        ``bundle-mcp:<server name>: <line>``). Exiting closes the transport: stdio closes stdin, then
+        SIGTERM and SIGKILL to the process group (§3.6) until the group is extinct; HTTP terminates its
+        session. Exit raises ``McpCleanupError`` when closure cannot be confirmed. Cancellation during
+        enter or exit still tears everything down.
+        """
+        ...

@@ -1,0 +1,196 @@
+"""The ``before_tool_call`` boundary every wrapped tool call passes through (plugin-tools.md §6,
+tool-policy-and-lifecycle.md §3): run the matching handlers in order, merge their results, resolve an approval
+request, then veto (the blocked result), fail (:class:`ToolCallBlocked`) or execute with the final params."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import anyio
+
+from openclaw_mcp.application.ports.approvals import PluginApprovals
+from openclaw_mcp.application.tool_boundary._approval import ApprovalMode, ApprovalResolver, PendingApproval
+from openclaw_mcp.application.tool_boundary._cancel import CancelSignal
+from openclaw_mcp.application.tool_boundary._context import HookContext, build_ctx, build_event
+from openclaw_mcp.application.tool_boundary._errors import ToolCallBlocked
+from openclaw_mcp.application.tool_boundary._registry import HookRegistration, HookRegistry
+from openclaw_mcp.application.tool_boundary._rules import (
+    BLOCKED_BY_HOOK_REASON,
+    HOOK_FAILURE_REASON,
+    MergedHookResult,
+    Outcome,
+    allowed,
+    blocked_result,
+    clone,
+    describe_error,
+    failure,
+    hook_timeout_ms,
+    merge_hook_result,
+    merge_params,
+    normalize_tool_policy_name,
+    reason_text,
+    veto,
+)
+from openclaw_mcp.jscompat.jsjson import js_to_string, js_truthy
+
+__all__ = ["ToolBoundary"]
+
+_R = TypeVar("_R")
+_HOOK = "before_tool_call"
+_HOOK_DENIED = "plugin-before-tool-call"
+_ABORTED_DEFAULT = "This operation was aborted"
+
+
+def _ignore(_line: str) -> None:
+    return None
+
+
+def _abort_text(reason: object) -> str:
+    """The failure text of a call cancelled before its tool ran (the abort reason's message)."""
+    if reason is None:
+        return _ABORTED_DEFAULT
+    text = (
+        reason
+        if isinstance(reason, str)
+        else str(reason)
+        if isinstance(reason, BaseException)
+        else js_to_string(reason)
+    )
+    return text or "before_tool_call failed"
+
+
+async def _call_handler(registration: HookRegistration, event: dict[str, Any], ctx: dict[str, Any]) -> object:
+    """One handler's result; an awaitable result is awaited under the handler's timeout, whose expiry raises
+    ``TimeoutError("timed out after <ms>ms")``."""
+    value = registration.handler(event, ctx)
+    if not inspect.isawaitable(value):
+        return value
+    timeout_ms = hook_timeout_ms(registration.timeout_ms)
+    with anyio.move_on_after(timeout_ms / 1000):
+        return await value
+    raise TimeoutError(f"timed out after {timeout_ms}ms")
+
+
+class ToolBoundary:
+    """Runs tool calls through the ``before_tool_call`` handlers of ``hooks``.
+
+    ``approvals``: where Gateway-mode approval requests go (``None``: they are denied, decision D-SR2);
+    ``log``: one line per warning (a handler failure, a failed approval route, a failing ``onResolution``)."""
+
+    def __init__(
+        self,
+        hooks: HookRegistry,
+        *,
+        approvals: PluginApprovals | None = None,
+        log: Callable[[str], None] = _ignore,
+    ) -> None:
+        self._hooks = hooks
+        self._log = log
+        self._approvals = ApprovalResolver(approvals, log)
+
+    async def run(
+        self,
+        *,
+        tool_name: str,
+        params: Any,
+        tool_call_id: str,
+        execute: Callable[[Any], Awaitable[_R]],
+        context: HookContext | None = None,
+        approval_mode: ApprovalMode = "gateway",
+        cancel: CancelSignal | None = None,
+    ) -> _R | dict[str, Any]:
+        """Evaluate the call and run ``execute(final params)`` when it is allowed.
+
+        ``tool_name`` is the model-facing name (handlers see its policy name); ``context`` the agent loop's
+        hook context (``None``: the plugin-tools server's); ``cancel`` the call's cancellation handle (handlers
+        see it as ``ctx["abortSignal"]``; cancelling it while an approval is pending ends the wait).
+
+        Returns ``execute``'s result, or the blocked result ``{"content": [...], "details": {"status":
+        "blocked", "deniedReason": …, "reason": …}}`` for a veto (``execute`` is not called). Raises
+        :class:`ToolCallBlocked` for a failure (a handler error or timeout, a denied, expired or unavailable
+        approval, mode ``report``, or a call cancelled before its tool ran); ``execute``'s own errors
+        propagate unchanged. Without handlers ``execute`` gets the original ``params`` object."""
+        policy_name = normalize_tool_policy_name(tool_name or "tool")
+        outcome = await self._evaluate(policy_name, params, tool_call_id, context, approval_mode, cancel)
+        if outcome.kind == "veto":
+            return blocked_result(outcome.reason, outcome.denied_reason)
+        if outcome.kind == "failure":
+            raise ToolCallBlocked(outcome.reason, denied_reason=outcome.denied_reason)
+        if cancel is not None and cancel.cancelled:
+            raise ToolCallBlocked(_abort_text(cancel.reason), denied_reason="aborted")
+        return await execute(outcome.params)
+
+    async def _evaluate(
+        self,
+        tool_name: str,
+        params: Any,
+        tool_call_id: str,
+        context: HookContext | None,
+        mode: ApprovalMode,
+        cancel: CancelSignal | None,
+    ) -> Outcome:
+        if not self._hooks.has_hooks(_HOOK):
+            return allowed(params)
+        try:
+            merged = await self._run_handlers(tool_name, params, tool_call_id, context, cancel)
+            return await self._decide(merged, tool_name, params, tool_call_id, context, mode, cancel)
+        except Exception as exc:  # fail closed: whatever a handler raises (or a copy fails) blocks the call
+            call_id = f" toolCallId={tool_call_id}" if tool_call_id else ""
+            self._log(f"before_tool_call hook failed: tool={tool_name}{call_id} error={describe_error(exc)}")
+            return failure(HOOK_FAILURE_REASON, _HOOK_DENIED)
+
+    async def _run_handlers(
+        self,
+        tool_name: str,
+        params: Any,
+        tool_call_id: str,
+        context: HookContext | None,
+        cancel: CancelSignal | None,
+    ) -> MergedHookResult | None:
+        ctx = build_ctx(tool_name, tool_call_id, context, cancel)
+        event = build_event(tool_name, params, tool_call_id, context)
+        merged: MergedHookResult | None = None
+        for registration in self._hooks.handlers(_HOOK, tool_name):
+            result = await _call_handler(registration, clone(event), ctx)
+            if result is None:
+                continue
+            merged = merge_hook_result(merged, result, registration.plugin_id)
+            if merged.block:
+                break
+        return merged
+
+    async def _decide(
+        self,
+        merged: MergedHookResult | None,
+        tool_name: str,
+        params: Any,
+        tool_call_id: str,
+        context: HookContext | None,
+        mode: ApprovalMode,
+        cancel: CancelSignal | None,
+    ) -> Outcome:
+        if merged is None:
+            return allowed(params)
+        if merged.block:
+            return veto(reason_text(merged.block_reason, BLOCKED_BY_HOOK_REASON), _HOOK_DENIED)
+        final = params
+        if merged.require_approval is not None:
+            pending = PendingApproval(
+                approval=merged.require_approval,
+                tool_name=tool_name,
+                tool_call_id=tool_call_id,
+                context=context,
+                cancel=cancel,
+                base_params=clone(params),
+                override_params=clone(merged.params) if merged.has_params else None,
+                has_override=merged.has_params,
+            )
+            outcome = await self._approvals.resolve(pending, mode)
+            if outcome.kind != "allowed":
+                return outcome
+            final = outcome.params
+        if js_truthy(merged.params):
+            final = merge_params(final, merged.params)
+        return allowed(final)

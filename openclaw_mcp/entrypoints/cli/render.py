@@ -1,0 +1,74 @@
+"""Texts the CLI prints around command results: the invalid-config block, the uncaught-error frame,
+the JSON error envelope, the version-skew warning (spec cli-registry §0.5, §1.2 item 8, §1.4, §3.0.5)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from openclaw_mcp.domain.config_doc import COMPAT_VERSION
+from openclaw_mcp.domain.config_load import ConfigAnalysis
+
+__all__ = [
+    "error_envelope",
+    "invalid_config_block",
+    "invalid_config_envelope",
+    "shorten_home",
+    "uncaught_frame",
+]
+
+
+def shorten_home(path: str, home: str) -> str:
+    home = home.rstrip("/")
+    if home and (path == home or path.startswith(home + "/")):
+        return "~" + path[len(home) :]
+    return path
+
+
+def error_envelope(message: str) -> dict[str, Any]:
+    return {"ok": False, "error": {"type": "cli_error", "message": message}}
+
+
+def invalid_config_block(path: str, config_name: str, analysis: ConfigAnalysis, *, json_mode: bool) -> str:
+    lines = ["OpenClaw config is invalid", f"File: {path}", "Problem:"]
+    for issue in analysis.issues:
+        where = f"{config_name}:{issue.line} — " if issue.line is not None else ""
+        got = f", got: {issue.got}" if issue.got is not None else ""
+        lines.append(f"  - {where}{issue.display}: {issue.message}{got}")
+    if analysis.newer_version is not None:
+        lines.append(
+            f"  Config was last written by OpenClaw {analysis.newer_version}, but you are running "
+            f"{COMPAT_VERSION} — upgrade or re-run setup."
+        )
+    if analysis.legacy:
+        lines.append("Legacy config keys detected:")
+        lines.extend(f"  - {line}" for line in analysis.legacy)
+    lines.append("")
+    if json_mode:
+        lines.append("Fix: openclaw doctor --fix")
+    lines.append("Inspect: openclaw config validate")
+    lines.append("Audit, status, health, logs, tasks list/audit, and doctor commands still run with invalid config.")
+    if not json_mode:
+        lines.append('Run "openclaw doctor --fix" to repair the config, then retry.')
+    return "\n".join(lines)
+
+
+def invalid_config_envelope(path: str, analysis: ConfigAnalysis) -> dict[str, Any]:
+    issues = []
+    for issue in analysis.issues:
+        item: dict[str, Any] = {"path": issue.path, "message": issue.message}
+        if issue.allowed_values is not None:
+            item["allowedValues"] = list(issue.allowed_values)
+        issues.append(item)
+    return {**error_envelope(f"OpenClaw config is invalid: {path}"), "issues": issues}
+
+
+def uncaught_frame(reason: str, stack: str | None = None) -> str:
+    lines = ["[openclaw] The CLI command failed.", f"[openclaw] Reason: {reason}"]
+    if stack is None:
+        lines.append("[openclaw] Debug: set OPENCLAW_DEBUG=1 to include the stack trace.")
+    else:
+        lines.append("[openclaw] Stack:")
+        lines.extend(f"[openclaw] {line}" for line in stack.rstrip("\n").split("\n"))
+    lines.append("[openclaw] Try: openclaw doctor")
+    lines.append("[openclaw] Help: openclaw --help")
+    return "\n".join(lines)

@@ -1,0 +1,126 @@
+"""``openclaw-plugin-tools [--openclaw-agent-id <id>]``: the command, its composition root and its lifecycle
+(spec plugin-tools.md §1, §10 D-PT4).
+
+Order: the launch context (flag and ``$OPENCLAW_TOOLS_MCP_AGENT_SESSION_KEY``), the config (an invalid config
+prints the invalid-config block, exit 1), the plugins (entry points, from the container), their tools under
+the tool policy; no tool → ``plugin-tools-serve: no plugin tools found`` and the server still serves. Logging
+goes to stderr only (secrets redacted); stdout carries MCP frames only. Any other error prints
+``plugin-tools-serve: <message>`` and exits 1. stdin end, SIGINT and SIGTERM close gracefully: reading stops,
+in-flight calls settle (at most :data:`DRAIN_TIMEOUT_S`), exit 0.
+
+* :func:`run_plugin_tools` — the whole command as a coroutine over a container and injectable stdio;
+* :func:`main` — the console script.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Final, TextIO
+
+import anyio
+
+from openclaw_mcp.domain.catalog_text import format_error_message
+from openclaw_mcp.entrypoints.containers import Container, create_container
+from openclaw_mcp.entrypoints.serve.transport import ByteSink, ByteSource, FdSink, FdSource, StdioTransport
+from openclaw_mcp.entrypoints.stdio_process import Stderr, load_config_document, watch_signals
+
+__all__ = ["DRAIN_TIMEOUT_S", "FAILURE_PREFIX", "NO_TOOLS_LINE", "main", "run_plugin_tools"]
+
+FAILURE_PREFIX: Final = "plugin-tools-serve: "
+NO_TOOLS_LINE: Final = "plugin-tools-serve: no plugin tools found"
+DRAIN_TIMEOUT_S: Final = 30.0
+"""How long shutdown waits for in-flight tool calls before cancelling them (decision: the reference waits
+without bound; a hung tool should not keep a server whose client is gone alive forever)."""
+
+
+async def _serve(
+    env: Mapping[str, str],
+    argv: Sequence[str],
+    err: Stderr,
+    container: Container,
+    stdin: ByteSource | None,
+    stdout: ByteSink | None,
+    handle_signals: bool,
+) -> int:
+    from openclaw_mcp.application.plugin_tools import PluginToolsService, ToolFactoryContext, collect_plugin_tools
+    from openclaw_mcp.domain.plugin_tools.launch import LaunchError, resolve_session_context
+    from openclaw_mcp.domain.tool_policy import plugin_tools_policy
+    from openclaw_mcp.entrypoints.plugin_tools.server import PluginToolsServer
+    from openclaw_mcp.entrypoints.rpc_session import RpcSession
+
+    try:
+        context = resolve_session_context(argv, env)
+    except LaunchError as exc:
+        err.raw(FAILURE_PREFIX + str(exc))
+        return 1
+    loaded = await load_config_document(container, env, err)
+    if isinstance(loaded, int):
+        return loaded
+    config = loaded[0]
+    plugins = container.plugin_source().load(log=err.redacted)
+    collected = await collect_plugin_tools(
+        plugins,
+        config=config,
+        policy=plugin_tools_policy(config, agent_id=context.agent_id, session_key=context.session_key),
+        context=ToolFactoryContext(config, agent_id=context.agent_id, session_key=context.session_key),
+        log=err.redacted,
+    )
+    if not collected.tools:
+        err.raw(NO_TOOLS_LINE)
+    server = PluginToolsServer(PluginToolsService(collected.tools, collected.hooks, log=err.redacted))
+
+    fd_sink = fd_source = None
+    if stdout is None:
+        stdout = fd_sink = FdSink(1)
+    if stdin is None:
+        stdin = fd_source = FdSource(0)
+    shutdown = anyio.Event()
+    session = RpcSession(
+        StdioTransport(stdin, stdout, on_close=shutdown.set), server.respond, drain_timeout=DRAIN_TIMEOUT_S
+    )
+    try:
+        async with anyio.create_task_group() as tg:
+            await tg.start(session.run)
+            if handle_signals:
+                tg.start_soon(watch_signals, shutdown.set)
+            await shutdown.wait()
+            await session.close()
+            tg.cancel_scope.cancel()
+    finally:
+        if fd_source is not None:
+            fd_source.close()
+        if fd_sink is not None:
+            fd_sink.restore()
+    return 0
+
+
+async def run_plugin_tools(
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    *,
+    stdin: ByteSource | None = None,
+    stdout: ByteSink | None = None,
+    stderr: TextIO | None = None,
+    container: Container | None = None,
+    handle_signals: bool = True,
+) -> int:
+    """Run the server for ``argv`` (the arguments after the command) and return the exit status.
+
+    Defaults: the process's stdin/stdout file descriptors and ``sys.stderr``, a container configured from
+    ``env`` (its ``plugin_source``: the ``openclaw_mcp.plugins`` entry points), SIGINT/SIGTERM handlers."""
+    err = Stderr(stderr if stderr is not None else sys.stderr)
+    try:
+        return await _serve(env, argv, err, container or create_container(env), stdin, stdout, handle_signals)
+    except Exception as exc:  # the command's one failure line (§1.4), never a traceback
+        err.redacted(FAILURE_PREFIX + format_error_message(exc))
+        return 1
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """The ``openclaw-plugin-tools`` console script."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    env = dict(os.environ)
+    sys.exit(anyio.run(functools.partial(run_plugin_tools, args, env)))
