@@ -247,6 +247,35 @@ class ConfigService:
             await self._refs.mark_independent(server, self._clock.now_ms())
         return committed
 
+    async def commit_repair(self, change: DocumentChange) -> Committed | None:
+        """Write a repair of the authored document (``openclaw doctor``): unlike ``commit_document`` the current
+        file need not be valid (repairing it is the point) and the result is not validated; the lock, the
+        read-only modes, the clobber guard and the atomic write with its ``.bak`` ring are the same.
+
+        Returns ``None`` (nothing written) when the file is missing, does not parse into an object, or
+        ``change`` returns an equal document.
+        """
+        lines = _readonly_lines(self._env, self.path)
+        if lines is not None:
+            raise ConfigReadOnlyError(lines)
+        async with self._store.edit() as edit:
+            current = edit.current
+            if current.text is None:
+                return None
+            analysis = analyze_config(current.text, self._env, self._store.include_loader(), self.path)
+            before = analysis.authored
+            after = change(before)
+            if not before or after == before:
+                return None
+            text = serialize_config(prepare_written_document(after, first_write=False))
+            verdict = clobber_verdict(current.text, before, text, parse_ok=True)
+            if verdict is not None:
+                await self._reject(edit, text, verdict)
+            if has_json5_comment(current.text):
+                self._warn(f"Config write will strip JSON5 comments from {self.path}.")
+            await edit.replace(text)
+        return Committed(before, after)
+
     def validate_document(self, document: dict[str, Any]) -> list[Issue]:
         """The issues a commit of ``document`` (authored form) would be refused for; empty when it is valid."""
         return self._validate(document)

@@ -350,14 +350,25 @@ class SessionMcpRuntime:
         )
 
     @classmethod
-    def from_openclaw_config(cls, env: Mapping[str, str] | None = None, **kwargs: Any) -> SessionMcpRuntime:
-        """The servers of the OpenClaw config (``OPENCLAW_CONFIG_PATH`` / ``OPENCLAW_STATE_DIR`` / ``~``)."""
-        from openclaw_mcp.adapters.filesystem.paths import resolve_config_path
+    def from_openclaw_config(
+        cls, env: Mapping[str, str] | None = None, *, profile: str | None = None, **kwargs: Any
+    ) -> SessionMcpRuntime:
+        """The servers of the OpenClaw config (``OPENCLAW_CONFIG_PATH`` / ``OPENCLAW_STATE_DIR`` / ``~``);
+        ``profile`` is the CLI's ``--profile`` (``"dev"`` for ``--dev``): ``~/.openclaw-<profile>/openclaw.json``."""
+        from openclaw_mcp.adapters.filesystem.paths import resolve_config_path, resolve_home
         from openclaw_mcp.domain.config_load import analyze_config
+        from openclaw_mcp.domain.root_options import PROFILE_NAME, profile_env
 
-        environ = os.environ if env is None else env
+        environ: Mapping[str, str] = os.environ if env is None else env
+        if profile is not None:
+            if PROFILE_NAME.fullmatch(profile.strip()) is None:
+                raise ValueError('Invalid profile (use letters, numbers, "_", "-" only)')
+            environ = {**environ, **profile_env(profile, environ, resolve_home(environ), os.getcwd())}
         path = resolve_config_path(environ)
-        text = open(path, encoding="utf-8").read() if os.path.exists(path) else None  # noqa: SIM115
+        text = None
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
         analysis = analyze_config(text, environ)
         if not analysis.valid:
             first = analysis.issues[0]

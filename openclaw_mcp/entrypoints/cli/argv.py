@@ -617,13 +617,59 @@ def _banner_commit(env: Mapping[str, str]) -> str:
     return match.group(0)[:7].lower() if match else _BUILD_COMMIT
 
 
+ROOT_OPTIONS = (
+    (
+        "--container <name>",
+        "Run the CLI inside a running Podman/Docker container named <name> (default: env OPENCLAW_CONTAINER)",
+    ),
+    (
+        "--dev",
+        "Dev profile: isolate state under ~/.openclaw-dev, default gateway port 19001, and shift derived ports "
+        "(browser/canvas)",
+    ),
+    ("-h, --help", _HELP_DESCRIPTION),
+    ("--log-level <level>", "Global log level override for file + console (silent|fatal|error|warn|info|debug|trace)"),
+    ("--no-color", "Disable ANSI colors"),
+    (
+        "--profile <name>",
+        "Use a named profile (isolates OPENCLAW_STATE_DIR/OPENCLAW_CONFIG_PATH under ~/.openclaw-<name>)",
+    ),
+    ("-V, --version", "output the version number"),
+)
+"""The reference's root options with its help texts, in commander's sorted order."""
+ROOT_COMMANDS = (
+    ("completion", "Generate shell completion script"),
+    ("config *", "Non-interactive config helpers for the mcp section (get/set/unset/validate)"),
+    ("doctor", "Check the MCP config and repair legacy MCP server keys (--fix)"),
+    ("help", "Display help for command"),
+    ("mcp *", GROUP_DESCRIPTION),
+)
+"""The commands this install provides (``*``: has subcommands), as the reference lists its own."""
+_ROOT_HINT = "Hint: commands suffixed with * have subcommands. Run <command> --help for details."
+
+
+def render_root_help() -> str:
+    """``openclaw --help`` in the reference's layout, listing the commands this install provides."""
+    width = max(len(term) for term, _ in (*ROOT_OPTIONS, *ROOT_COMMANDS))
+    lines = ["Usage: openclaw [options] [command]", "", "Options:"]
+    lines += [_format_item(term, width, text) for term, text in ROOT_OPTIONS]
+    lines += ["", "Commands:", "  " + _ROOT_HINT]
+    lines += [_format_item(term, width, text) for term, text in ROOT_COMMANDS]
+    return "\n".join([*lines, "", "Docs: https://docs.openclaw.ai/cli", ""])
+
+
+def banner(env: Mapping[str, str]) -> str:
+    """The reference's help banner (``\\nOpenClaw 2026.9.6 (eb377ac) — All your chats, one OpenClaw.\\n\\n``), or
+    ``""`` under ``OPENCLAW_SUPPRESS_HELP_BANNER=1``."""
+    if env.get("OPENCLAW_SUPPRESS_HELP_BANNER") == "1":
+        return ""
+    return f"\nOpenClaw {_VERSION} ({_banner_commit(env)}) — {_TAGLINE}\n\n"
+
+
 def render_help(request: HelpRequest, env: Mapping[str, str] | None = None) -> str:
     """The full help output for ``request`` without the trailing newline: the banner
     (``\\nOpenClaw 2026.9.6 (eb377ac) — All your chats, one OpenClaw.\\n\\n``) when the reference prints
     one — unless ``OPENCLAW_SUPPRESS_HELP_BANNER=1``; ``GIT_COMMIT``/``GIT_SHA`` override the commit —
     then the group or command help."""
-    env = env or {}
     body = render_group_help() if request.command is None else render_command_help(request.command)
-    if not request.banner or env.get("OPENCLAW_SUPPRESS_HELP_BANNER") == "1":
-        return body
-    return f"\nOpenClaw {_VERSION} ({_banner_commit(env)}) — {_TAGLINE}\n\n{body}"
+    return banner(env or {}) + body if request.banner else body

@@ -23,14 +23,24 @@ class Console:
     def __init__(self, stdout: TextIO | None = None, stderr: TextIO | None = None) -> None:
         self._stdout = stdout or sys.stdout
         self._stderr = stderr or sys.stderr
+        self.command_hints: str | None = None
+        """``--profile <name>`` / ``--container <hint>``: added to every ``openclaw …`` command a text line
+        suggests, as the reference's messages do (:mod:`openclaw_mcp.domain.command_hints`); JSON is verbatim."""
+
+    def _hinted(self, text: str) -> str:
+        if self.command_hints is None:
+            return text
+        from openclaw_mcp.domain.command_hints import format_command_hints
+
+        return format_command_hints(text, self.command_hints)
 
     def out(self, text: str) -> None:
         """Print text lines to stdout, each redacted, control characters other than tabs escaped."""
-        self._stdout.write(_redacted(text))
+        self._stdout.write(_redacted(self._hinted(text)))
 
     def err(self, text: str) -> None:
         """Print text lines to stderr, each redacted."""
-        self._stderr.write(_redacted(text))
+        self._stderr.write(_redacted(self._hinted(text)))
 
     def json(self, document: Any) -> None:
         """Print one JSON document (``JSON.stringify(doc, null, 2)``) to stdout, unredacted."""
@@ -41,8 +51,8 @@ class Console:
         self._stdout.write(text + "\n")
 
     def raw_err(self, text: str) -> None:
-        """Print text lines to stderr as they are (usage errors echo the user's own argv)."""
-        self._stderr.write(text + "\n")
+        """Print text lines to stderr as they are (usage errors echo the user's own argv), command hints added."""
+        self._stderr.write(self._hinted(text) + "\n")
 
     def err_is_terminal(self) -> bool:
         """Whether stderr is an interactive terminal (progress lines are shown only there)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any
 
 from openclaw_mcp.application.errors import (
@@ -173,29 +173,122 @@ def _uncaught(
     return 1
 
 
-def main_mcp(argv: Sequence[str] | None = None) -> int:
-    """Console script ``openclaw-mcp``: the same as ``openclaw mcp``."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    console = Console()
-    try:
-        code = run(args, os.environ, console)
-    finally:
-        console.flush()
-    return code
+VERSION_LINE = f"OpenClaw 2026.9.6 (openclaw-mcp {VERSION})"
+"""``--version``: the reference's parsable ``OpenClaw <version> (<build>)`` with our own identity as the build."""
+_REFERENCE_ONLY = """
+acp agent agents approvals attach audit automations backup browser capability channels chat clawbot configure connect
+cron daemon dashboard database devices directory dns docs exec-approvals exec-policy file-transfer fleet gateway
+googlemeet health hooks infer logs memory message migrate models node nodes onboard pairing plugins promos proxy qr
+reset resume sandbox secrets security sessions setup skills status system tasks teamsmeetings telemetry terminal
+transcripts triage tui uninstall update users webhooks worker worktrees zoommeetings
+"""
+REFERENCE_ONLY_COMMANDS = frozenset(_REFERENCE_ONLY.split())
+"""The reference's other top-level commands (2026.9.6): refused with a line naming the full CLI."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Console script ``openclaw``: only the ``mcp`` command group is provided."""
+    """Console script ``openclaw``: the root options, then ``mcp``, ``config``, ``doctor``, ``completion``, ``help``."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["mcp"]:
-        return main_mcp(args[1:])
-    if args[:1] in (["--version"], ["-V"]):
-        print(f"openclaw-mcp {VERSION} (OpenClaw 2026.9.6 compatible)")
+    console = Console()
+    try:
+        return _main(args, os.environ, console)
+    finally:
+        console.flush()
+
+
+def main_mcp(argv: Sequence[str] | None = None) -> int:
+    """Console script ``openclaw-mcp``: the same as ``openclaw mcp`` (root options included)."""
+    return main(["mcp", *(sys.argv[1:] if argv is None else argv)])
+
+
+def _main(args: list[str], environ: MutableMapping[str, str], console: Console) -> int:
+    """The reference's start-up order: ``--container`` and ``--profile``/``--dev`` scanned (bad values: exit 2),
+    the profile's paths applied to the environment, ``--log-level`` checked, the container hop, then the command."""
+    from openclaw_mcp.domain.root_options import RootOptionError, invalid_log_level_text, scan_root_options
+
+    try:
+        root = scan_root_options(args)
+    except RootOptionError as exc:
+        console.err(f"[openclaw] {exc}")
+        return 2
+    container = None
+    if root.container or environ.get("OPENCLAW_CONTAINER"):
+        from openclaw_mcp.entrypoints.cli.container import container_target
+
+        container = container_target(root.container, environ)
+    if root.profile is not None:
+        from openclaw_mcp.domain.root_options import profile_env
+        from openclaw_mcp.entrypoints.composition import home_dir
+
+        environ.update(profile_env(root.profile, environ, home_dir(environ), os.getcwd()))
+    if container is not None and root.profile is not None:
+        console.err("[openclaw] --container cannot be combined with --profile/--dev")
+        return 2
+    if root.log_level is not None and (refused := invalid_log_level_text(root.log_level)) is not None:
+        console.err(refused)
+        return 1
+    if container is not None:
+        return _in_container(container, root.without_container, environ, console)
+    if root.no_color:
+        environ["NO_COLOR"] = "1"
+        environ["FORCE_COLOR"] = "0"
+    if root.log_level is not None:
+        environ["OPENCLAW_LOG_LEVEL"] = root.log_level.strip()
+    if environ.get("OPENCLAW_PROFILE") or environ.get("OPENCLAW_CONTAINER_HINT"):
+        from openclaw_mcp.domain.command_hints import hint_addition
+
+        console.command_hints = hint_addition(environ)
+    return _command(list(root.argv), environ, console)
+
+
+def _in_container(name: str, argv: Sequence[str], env: Mapping[str, str], console: Console) -> int:
+    from openclaw_mcp.entrypoints.cli import render
+    from openclaw_mcp.entrypoints.cli.container import ContainerError, run_in_container
+
+    console.flush()
+    try:
+        return run_in_container(name, argv, env)
+    except ContainerError as exc:
+        console.err(render.uncaught_frame(str(exc)))
+        return 1
+
+
+def _command(args: list[str], env: Mapping[str, str], console: Console) -> int:
+    if args[:1] == ["help"]:  # `help [command…]` is `[command…] --help`, as commander's help command
+        args = [*args[1:], "--help"]
+    head = args[0] if args else None
+    if head == "mcp":
+        return run(args[1:], env, console)
+    if head == "completion":
+        from openclaw_mcp.entrypoints.cli.completion import completion_main
+
+        return completion_main(args[1:], env, console)
+    if head == "config":
+        from openclaw_mcp.entrypoints.cli.config_cli import config_main
+
+        return config_main(args[1:], env, console)
+    if head == "doctor":
+        from openclaw_mcp.entrypoints.cli.doctor_cli import doctor_main
+
+        return doctor_main(args[1:], env, console)
+    if head in ("--version", "-V", "-v"):
+        console.out(VERSION_LINE)
         return 0
-    if not args or args[:1] in (["--help"], ["-h"]):
-        print("Usage: openclaw mcp [options] [command]\n\nThis install provides the `mcp` command group.")
+    if head is None or head in ("--help", "-h"):
+        from openclaw_mcp.entrypoints.cli.argv import banner, render_root_help
+
+        console.raw_out(banner(env) + render_root_help())
         return 0
-    Console().err(f"openclaw-mcp provides only `openclaw mcp`; unknown command {args[0]!r}.")
+    if head in REFERENCE_ONLY_COMMANDS:
+        console.err(
+            f'openclaw-mcp provides the mcp, config, doctor and completion commands; "{head}" needs the full '
+            "OpenClaw CLI."
+        )
+        return 1
+    console.err(
+        f'OpenClaw does not know the command "{head}".\nTry: openclaw --help\nPlugin command? openclaw plugins list\n'
+        "Docs: https://docs.openclaw.ai/cli"
+    )
     return 1
 
 

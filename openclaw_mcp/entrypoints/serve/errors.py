@@ -5,12 +5,11 @@ upstream: ``mcp-cli.ts`` (the ``serve`` action's catch), ``error-utils`` ``forma
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Final
 
 from openclaw_mcp.application.errors import ApplicationError
-from openclaw_mcp.jscompat.text import js_trim
+from openclaw_mcp.domain.command_hints import format_cli_command
 
 __all__ = [
     "SHUTDOWN_FAILED_MESSAGE",
@@ -87,26 +86,6 @@ def format_error_message(error: BaseException) -> str:
         if isinstance(code, str):
             append(code)
     return formatted
-
-
-_CONTAINER_HINT: Final = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9_.-]{0,127}")
-_PROFILE_NAME: Final = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}")
-
-
-def format_cli_command(command: str, env: Mapping[str, str]) -> str:
-    """``formatCliCommand`` for an ``openclaw …`` command: ``--container <hint>`` after ``openclaw`` when
-    ``$OPENCLAW_CONTAINER_HINT`` is valid, else ``--profile <name>`` for a named ``$OPENCLAW_PROFILE``."""
-    container = js_trim(env.get("OPENCLAW_CONTAINER_HINT") or "")
-    profile = js_trim(env.get("OPENCLAW_PROFILE") or "")
-    if container and _CONTAINER_HINT.fullmatch(container):
-        addition = f"--container {container}"
-    elif profile and profile.lower() != "default" and _PROFILE_NAME.fullmatch(profile):
-        addition = f"--profile {profile}"
-    else:
-        return command
-    if not command.startswith("openclaw ") or " --profile" in command or " --container" in command:
-        return command
-    return f"openclaw {addition}{command[len('openclaw') :]}"
 
 
 def failure_line(error: BaseException, env: Mapping[str, str] | None = None) -> str:

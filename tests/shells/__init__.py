@@ -1,0 +1,1 @@
+"""Completion scripts run in real shells (bash, zsh, fish, PowerShell)."""
