@@ -3,7 +3,8 @@ installed, see ``shared/reference/install-openclaw.sh``), in the same run:
 
     .venv/bin/python benchmarks/cli_startup.py [--runs 15] [--ref-runs 3]
 
-Commands: ``list --json``, ``status --json``, ``show s1`` and ``set s6 '{…}'``. The config is the one five
+Commands: ``list --json``, ``status --json``, ``show s1`` and ``set s6 '{…}'``; then the root options
+(``--profile work --no-color mcp list --json``), ``config get``, ``config validate`` and ``completion --shell bash``. The config is the one five
 ``openclaw mcp set sN '{"command":"node","args":["xN.js"]}'`` produce (written once by our CLI, then copied
 into every run's fresh, isolated state dir: ``OPENCLAW_STATE_DIR``, ``OPENCLAW_CONFIG_PATH`` and ``HOME``
 all point inside it). Per command and implementation it prints the median CPU time of the whole process
@@ -49,6 +50,11 @@ COMMANDS = [
     ["mcp", "status", "--json"],
     ["mcp", "show", "s1"],
     ["mcp", "set", "s6", '{"command":"node","args":["x6.js"]}'],
+    # the root options and the non-mcp commands (the profile keeps the explicit OPENCLAW_STATE_DIR, as in 2026.9.6)
+    ["--profile", "work", "--no-color", "mcp", "list", "--json"],
+    ["config", "get", "mcp.servers.s1.command"],
+    ["config", "validate"],
+    ["completion", "--shell", "bash"],
 ]
 BASELINES = [
     ("python -c pass", [sys.executable, "-c", "pass"]),
