@@ -4,8 +4,9 @@ installed, see ``shared/reference/install-openclaw.sh``), in the same run:
     .venv/bin/python benchmarks/cli_startup.py [--runs 15] [--ref-runs 3]
 
 Commands: ``list --json``, ``status --json``, ``show s1`` and ``set s6 '{…}'``; then the root options
-(``--profile work --no-color mcp list --json``), ``config get``, ``config validate`` and ``completion --shell bash``. The config is the one five
-``openclaw mcp set sN '{"command":"node","args":["xN.js"]}'`` produce (written once by our CLI, then copied
+(``--profile work --no-color mcp list --json``), ``config get``, ``config validate`` and
+``completion --shell bash``. The config is the one five ``openclaw mcp set sN '{"command":"node","args":["xN.js"]}'``
+produce (written once by our CLI, then copied
 into every run's fresh, isolated state dir: ``OPENCLAW_STATE_DIR``, ``OPENCLAW_CONFIG_PATH`` and ``HOME``
 all point inside it). Per command and implementation it prints the median CPU time of the whole process
 (user + sys, from ``wait4``), the median wall time and the median and maximum peak RSS, then the ratios

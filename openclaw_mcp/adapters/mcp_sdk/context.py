@@ -11,6 +11,7 @@ from types import TracebackType
 import anyio
 import anyio.abc
 
+from openclaw_mcp.adapters.mcp_sdk.log_context import server_context
 from openclaw_mcp.application.held_task_group import HeldTaskGroup
 from openclaw_mcp.application.ports.mcp import ElicitationHandler, McpCleanupError, McpConnection, McpEvent
 from openclaw_mcp.domain.transport import HttpConfig, StdioConfig
@@ -64,7 +65,8 @@ class ConnectionContext:
         self._entered = True
         task_group = await self._tasks.open()
         try:
-            connection: McpConnection = await task_group.start(self._run)
+            with server_context(self._server_name):  # library log records of the connection's tasks name it
+                connection: McpConnection = await task_group.start(self._run)
         except BaseException:
             self._request_stop()
             await self._tasks.close(cancel=False)

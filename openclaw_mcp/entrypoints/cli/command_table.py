@@ -229,7 +229,7 @@ COMMANDS: tuple[Command, ...] = (
         "probe",
         "Connect to configured MCP servers and list available capabilities",
         (_OPTIONAL_NAME,),
-        (_JSON,),
+        (_JSON, Option("--timings", "Also show connect time, counts and error class per server")),
     ),
     Command("reload", "Dispose cached MCP runtimes so new config is used on the next turn"),
     Command(

@@ -248,9 +248,15 @@ async def cmd_probe(registry: Registry, options: ProbeOptions, console: Console)
     from openclaw_mcp.entrypoints.runtime_api import apps_enabled
 
     apps = apps_enabled(analysis.document)
-    result = await run_probe(selected, "openclaw-cli-mcp-probe", console, registry.env, apps=apps)
+    result = await run_probe(
+        selected, "openclaw-cli-mcp-probe", console, registry.env, apps=apps, timings=options.timings
+    )
     if as_json:
         console.json(result)
+    elif options.timings:
+        from openclaw_mcp.entrypoints.cli.render import probe_timing_lines
+
+        console.out("\n".join(probe_timing_lines(registry.path, result)))
     else:
         console.out("\n".join(probe_lines(registry.path, result)))
     issue = probe_issue(registry.path, result, selected)

@@ -67,6 +67,9 @@ def run(argv: Sequence[str], env: Mapping[str, str], console: Console) -> int:
             return run_inline(commands.dispatch(parsed, env, console, True))
         import anyio  # deferred: only commands that connect, lease or run checks concurrently need a loop
 
+        from openclaw_mcp.entrypoints.logging_setup import ensure_logging  # the SDK's records: one line, no traceback
+
+        ensure_logging(env)
         return anyio.run(_dispatch_until_signalled, parsed, env, console)
     except InvalidConfigError as exc:
         from openclaw_mcp.entrypoints.cli import render  # deferred: only failure paths render frames and envelopes
@@ -232,8 +235,11 @@ def _main(args: list[str], environ: MutableMapping[str, str], console: Console) 
     if root.no_color:
         environ["NO_COLOR"] = "1"
         environ["FORCE_COLOR"] = "0"
-    if root.log_level is not None:
+    if root.log_level is not None:  # every library logger through one configuration (entrypoints.logging_setup)
+        from openclaw_mcp.entrypoints.logging_setup import configure_logging
+
         environ["OPENCLAW_LOG_LEVEL"] = root.log_level.strip()
+        configure_logging(root.log_level.strip(), environ)
     if environ.get("OPENCLAW_PROFILE") or environ.get("OPENCLAW_CONTAINER_HINT"):
         from openclaw_mcp.domain.command_hints import hint_addition
 

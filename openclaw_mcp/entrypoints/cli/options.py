@@ -121,6 +121,8 @@ class LogoutOptions(Record):
 class ProbeOptions(Record):
     name: str | None
     json: bool
+    timings: bool
+    """``--timings`` (beyond the reference): connect time, counts and error class per server."""
 
 
 class ReloadOptions(Record):

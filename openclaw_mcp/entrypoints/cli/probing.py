@@ -3,24 +3,41 @@
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
 from openclaw_mcp.application.doctor import ProbeCheck
 from openclaw_mcp.application.errors import CommandError
+from openclaw_mcp.application.ports.mcp import (
+    McpConnectError,
+    McpConnection,
+    McpConnector,
+    McpEvent,
+    McpRequestError,
+    McpTimeout,
+)
+from openclaw_mcp.application.ports.oauth import OAuthFlowError
 from openclaw_mcp.application.registry import CandidateProbe
+from openclaw_mcp.application.runtime.errors import SERVER_FAILURES, ConnectTimedOut, ServerNotConnected
 from openclaw_mcp.domain.catalog import Catalog
 from openclaw_mcp.domain.doctor import DoctorIssue
 from openclaw_mcp.domain.probe import APPROVAL_HINT, probe_issue, probe_result
 from openclaw_mcp.domain.toolnames import build_tools_from_catalog
+from openclaw_mcp.domain.transport import HttpConfig, StdioConfig
 from openclaw_mcp.entrypoints import composition
 from openclaw_mcp.entrypoints.cli.console import Console
-from openclaw_mcp.entrypoints.runtime_api import SessionMcpRuntime
+from openclaw_mcp.entrypoints.runtime_api import SessionMcpRuntime, enabled_servers, runtime_container
 
-__all__ = ["add_probe", "doctor_probe", "run_probe"]
+if TYPE_CHECKING:
+    from openclaw_mcp.entrypoints.containers import Container
+
+__all__ = ["ConnectTimes", "ErrorClass", "add_probe", "add_timings", "doctor_probe", "error_class", "run_probe"]
 
 ADD_PROBE_CONNECT_TIMEOUT_MS = 5000
 
@@ -32,16 +49,22 @@ async def run_probe(
     env: Mapping[str, str],
     *,
     apps: bool = False,
+    timings: bool = False,
 ) -> dict[str, Any]:
     """Connect ``servers`` in one session runtime, read the catalog once, dispose, and return the
     ``probe --json`` document. Runtime warnings go to stderr as ``[bundle-mcp] …`` lines. ``apps``:
-    ``mcp.apps.enabled`` (the connections then send the MCP Apps capability, mcp-apps §2)."""
+    ``mcp.apps.enabled`` (the connections then send the MCP Apps capability, mcp-apps §2). ``timings``
+    (``probe --timings``, beyond the reference) adds what :func:`add_timings` describes."""
     collator = composition.collator()
 
     def warn(text: str) -> None:
         console.err(f"[bundle-mcp] {text}")
 
-    runtime = SessionMcpRuntime(servers, session_id=session_id, warn=warn, environ=env, mcp_apps_enabled=apps)
+    times = ConnectTimes() if timings else None
+    container = _timed_container(env, times) if times is not None else None
+    runtime = SessionMcpRuntime(
+        servers, session_id=session_id, warn=warn, environ=env, mcp_apps_enabled=apps, container=container
+    )
     async with runtime:
         if console.err_is_terminal() and len(runtime.session.parts) > 1:
             catalog = await _with_progress(runtime, console)
@@ -51,6 +74,8 @@ async def run_probe(
         for line in built.warnings:
             warn(line.removeprefix("bundle-mcp: "))
         result = probe_result(catalog, [tool.name for tool in built.tools], collator.key)
+        if times is not None:
+            await add_timings(result, catalog, runtime, times, servers)
     return result
 
 
@@ -123,3 +148,152 @@ def doctor_probe(console: Console, env: Mapping[str, str]) -> ProbeCheck:
         return []
 
     return probe
+
+
+# ------------------------------------------------------------------ probe --timings (beyond the reference)
+
+ErrorClass = Literal["timeout", "connect", "auth", "protocol", "config"]
+_AUTH_TEXT = re.compile(
+    r"\b(?:401|403)\b|unauthori[sz]ed|forbidden|oauth|invalid_token|www-authenticate", re.IGNORECASE
+)
+
+
+class ConnectTimes:
+    """Each server's first connect attempt: how long it took (ms, monotonic clock) and how it failed."""
+
+    def __init__(self) -> None:
+        self.connect_ms: dict[str, float] = {}
+        self.failures: dict[str, BaseException] = {}
+
+    def record(self, server_name: str, started: float, failure: BaseException | None) -> None:
+        if server_name in self.connect_ms:
+            return
+        self.connect_ms[server_name] = round((time.monotonic() - started) * 1000, 1)
+        if failure is not None:
+            self.failures[server_name] = failure
+
+
+class _TimedConnection(AbstractAsyncContextManager[McpConnection]):
+    def __init__(self, inner: AbstractAsyncContextManager[McpConnection], server_name: str, times: ConnectTimes):
+        self._inner = inner
+        self._server_name = server_name
+        self._times = times
+
+    async def __aenter__(self) -> McpConnection:
+        started = time.monotonic()
+        try:
+            connection = await self._inner.__aenter__()
+        except BaseException as exc:  # recorded, then re-raised unchanged (cancellation included)
+            self._times.record(self._server_name, started, exc)
+            raise
+        self._times.record(self._server_name, started, None)
+        return connection
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        return await self._inner.__aexit__(exc_type, exc, tb)
+
+
+class _TimedConnector:
+    """An ``McpConnector`` that times entering each connection (spawn or request, then ``initialize``)."""
+
+    def __init__(self, inner: McpConnector, times: ConnectTimes) -> None:
+        self._inner = inner
+        self._times = times
+
+    def connect(
+        self,
+        server_name: str,
+        config: StdioConfig | HttpConfig,
+        *,
+        on_event: Callable[[McpEvent], None],
+        log: Callable[[str], None],
+    ) -> AbstractAsyncContextManager[McpConnection]:
+        inner = self._inner.connect(server_name, config, on_event=on_event, log=log)
+        return _TimedConnection(inner, server_name, self._times)
+
+
+def _timed_container(env: Mapping[str, str], times: ConnectTimes) -> Container:
+    """The runtime's container with both MCP connectors wrapped in :class:`_TimedConnector` (each still built
+    by its own provider on first use)."""
+    from dependency_injector import providers
+
+    container = runtime_container(env)
+    for provider in (container.stdio_connector, container.http_connector):
+        original = providers.Singleton(provider.provides, *provider.args, **provider.kwargs)
+        provider.override(providers.Singleton(_TimedConnector, original, times))
+    return container
+
+
+def _chain(failure: BaseException | None) -> list[BaseException]:
+    seen: list[BaseException] = []
+    while failure is not None and failure not in seen:
+        seen.append(failure)
+        failure = failure.__cause__ or failure.__context__
+    return seen
+
+
+def error_class(failure: BaseException | None, message: str) -> ErrorClass:
+    """The kind of a failed server: ``auth`` (OAuth, 401/403), ``timeout``, ``protocol`` (the server answered
+    with a JSON-RPC error, or not as MCP requires), ``connect`` (the transport or ``initialize`` failed
+    otherwise). ``failure`` is the connect error (None when the connect succeeded and a later request
+    failed: then ``timeout`` or ``protocol``); ``message`` the diagnostic's."""
+    chain = _chain(failure)
+    texts = [message, *(str(item) for item in chain)]
+    if any(isinstance(item, OAuthFlowError) for item in chain) or any(_AUTH_TEXT.search(text) for text in texts):
+        return "auth"
+    if any(isinstance(item, McpTimeout | ConnectTimedOut) for item in chain) or "timed out" in message:
+        return "timeout"
+    if any(isinstance(item, McpRequestError) for item in chain):
+        return "protocol"
+    if failure is not None or any(isinstance(item, McpConnectError | ServerNotConnected) for item in chain):
+        return "connect"
+    return "protocol"
+
+
+async def _count(list_items: Callable[[], Any]) -> int | None:
+    try:
+        return len(await list_items())
+    except SERVER_FAILURES:
+        return None
+
+
+async def add_timings(
+    result: dict[str, Any],
+    catalog: Catalog,
+    runtime: SessionMcpRuntime,
+    times: ConnectTimes,
+    servers: Mapping[str, Any],
+) -> None:
+    """``probe --timings``: each connected server gains ``connectMs`` (spawn or first request through
+    ``initialize``, ms, 1 decimal), ``counts`` (``tools`` as listed in ``tools``; ``resources`` and ``prompts``
+    listed now, 0 when not advertised, null when the listing failed) and ``errorClass`` (null); each
+    diagnostic gains ``connectMs`` (null when no connect was attempted) and ``errorClass``; ``skipped`` lists
+    the enabled servers whose definition could not be used (``errorClass: "config"``)."""
+    session = runtime.session
+    for name, item in result["servers"].items():
+        entry = catalog.servers[name]
+
+        def resources(name: str = name) -> Any:
+            return session.list_resources(name, failure_backoff="ignore")
+
+        def prompts(name: str = name) -> Any:
+            return session.list_prompts(name)
+
+        item["connectMs"] = times.connect_ms.get(name)
+        item["counts"] = {
+            "tools": entry.tool_count,
+            "resources": await _count(resources) if entry.resources is not None else 0,
+            "prompts": await _count(prompts) if entry.prompts is not None else 0,
+        }
+        item["errorClass"] = None
+    reported = set(result["servers"])
+    for diagnostic in result["diagnostics"]:
+        name = diagnostic["serverName"]
+        reported.add(name)
+        diagnostic["connectMs"] = times.connect_ms.get(name)
+        diagnostic["errorClass"] = error_class(times.failures.get(name), diagnostic["message"])
+    result["skipped"] = [
+        {"serverName": name, "errorClass": "config"} for name in enabled_servers(servers) if name not in reported
+    ]

@@ -1,8 +1,10 @@
 """Texts the CLI prints around command results: the invalid-config block, the uncaught-error frame,
-the JSON error envelope, the version-skew warning (spec cli-registry §0.5, §1.2 item 8, §1.4, §3.0.5)."""
+the JSON error envelope, the version-skew warning (spec cli-registry §0.5, §1.2 item 8, §1.4, §3.0.5), the
+``probe --timings`` text report."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from openclaw_mcp.domain.config_doc import COMPAT_VERSION
@@ -12,6 +14,7 @@ __all__ = [
     "error_envelope",
     "invalid_config_block",
     "invalid_config_envelope",
+    "probe_timing_lines",
     "shorten_home",
     "uncaught_frame",
 ]
@@ -72,3 +75,26 @@ def uncaught_frame(reason: str, stack: str | None = None) -> str:
     lines.append("[openclaw] Try: openclaw doctor")
     lines.append("[openclaw] Help: openclaw --help")
     return "\n".join(lines)
+
+
+def _took(entry: Mapping[str, Any]) -> str:
+    from openclaw_mcp.jscompat.jsjson import js_number
+
+    value = entry.get("connectMs")
+    return "" if value is None else f" ({js_number(value)} ms)"
+
+
+def probe_timing_lines(path: str, result: Mapping[str, Any]) -> list[str]:
+    """``probe --timings`` without ``--json``: the text report (§6.3) with each server's and each failed
+    server's connect time after its line (``- a: 2 tools, Codex approval auto (12.5 ms)``)."""
+    from openclaw_mcp.domain.probe import probe_lines  # deferred: the other texts here do not need the catalog
+
+    lines = probe_lines(path, result)
+    index = 1
+    for server in result["servers"].values():
+        lines[index] += _took(server)
+        index += 2 if "approvalHint" in server else 1
+    for diagnostic in result["diagnostics"]:
+        lines[index] += _took(diagnostic)
+        index += 1
+    return lines

@@ -123,4 +123,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     """The ``openclaw-plugin-tools`` console script."""
     args = list(sys.argv[1:] if argv is None else argv)
     env = dict(os.environ)
+    from openclaw_mcp.entrypoints.logging_setup import ensure_logging  # library records: one line each
+
+    ensure_logging(env)
     sys.exit(anyio.run(functools.partial(run_plugin_tools, args, env)))

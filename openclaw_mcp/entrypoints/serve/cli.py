@@ -268,6 +268,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.stdout.write(render_help(parsed, os.environ) + "\n")
         sys.exit(0)
     env = dict(os.environ)
+    from openclaw_mcp.entrypoints.logging_setup import ensure_logging  # library records: one line each
+
+    ensure_logging(env)
 
     async def serve() -> int:
         return await run_serve(parsed.options, env, container=create_container(env))

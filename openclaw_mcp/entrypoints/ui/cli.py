@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import errno
 import io
-import logging
 import secrets
 import signal
 import socket
@@ -25,6 +24,7 @@ from openclaw_mcp.application.registry import not_found_message
 from openclaw_mcp.domain.redaction import redact_text_line
 from openclaw_mcp.entrypoints import composition
 from openclaw_mcp.entrypoints.cli.console import Console
+from openclaw_mcp.entrypoints.logging_setup import ensure_logging
 
 __all__ = ["ui_command"]
 
@@ -233,7 +233,7 @@ async def _serve(
         lambda: servers[0].should_exit,
         host,
     )
-    _one_line_logs()
+    ensure_logging(env)  # uvicorn's records: one line each (entrypoints.logging_setup), at --log-level
     server = _server(_uvicorn_config(app), early)
     servers.append(server)
     if apps is None or host is None:
@@ -259,7 +259,7 @@ def _uvicorn_config(app: Any) -> Any:
     return uvicorn.Config(
         app,
         log_config=None,
-        log_level="warning",
+        log_level=None,  # uvicorn's loggers follow the process's logging configuration
         access_log=False,
         lifespan="off",
         timeout_graceful_shutdown=3,
@@ -316,27 +316,6 @@ def _sandbox_server(config: Any) -> Any:
             yield
 
     return Server(config)
-
-
-class _OneLine(logging.Formatter):
-    """uvicorn's log records as one line each: no tracebacks on stderr (the message names the failure)."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        text = record.getMessage()
-        if record.exc_info and record.exc_info[1] is not None:
-            failure = record.exc_info[1]
-            text = f"{text}: {type(failure).__name__}: {failure}".rstrip(": ")
-        return "[mcp ui] " + redact_text_line(" ".join(text.split()))
-
-
-def _one_line_logs() -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_OneLine())
-    for name in ("uvicorn", "uvicorn.error", "uvicorn.asgi"):
-        logger = logging.getLogger(name)
-        logger.handlers = [handler]
-        logger.propagate = False
-        logger.setLevel(logging.WARNING)
 
 
 def _server(config: Any, early: _StopRequest) -> Any:
