@@ -16,14 +16,13 @@ from typing import Any, TypeVar
 from openclaw_mcp.application.errors import (
     ApplicationError,
     CommandError,
-    ConfigReadOnlyError,
     InvalidConfigError,
-    WriteRejectedError,
 )
 from openclaw_mcp.domain.config_load import ConfigAnalysis, IssueView
 from openclaw_mcp.entrypoints.cli.console import Console
+from openclaw_mcp.entrypoints.cli.failures import report_failure
 
-__all__ = ["CliUsageError", "config_main", "drive", "issue_line", "parse_args", "report_failure"]
+__all__ = ["CliUsageError", "config_main", "drive", "issue_line", "parse_args"]
 
 T = TypeVar("T")
 
@@ -196,34 +195,6 @@ def issue_line(issue: IssueView, config_name: str) -> str:
     where = f"{config_name}:{issue.line} — " if issue.line is not None else ""
     got = f", got: {issue.got}" if issue.got is not None else ""
     return f"{where}{issue.display}: {issue.message}{got}"
-
-
-def report_failure(exc: BaseException, env: Mapping[str, str], console: Console) -> int:
-    """Print a write's failure the way the registry commands do (read-only lines, the invalid-config
-    block, the uncaught-error frame) and return the exit code."""
-    from openclaw_mcp.entrypoints.cli import render
-
-    if isinstance(exc, InvalidConfigError):
-        shown = _short(exc.path, env)
-        console.err(render.invalid_config_block(shown, os.path.basename(exc.path), exc.analysis, json_mode=False))
-        return 1
-    if isinstance(exc, ConfigReadOnlyError):
-        console.err("\n".join(exc.lines))
-        return 1
-    if isinstance(exc, CommandError):
-        console.err(str(exc))
-        return 1
-    if isinstance(exc, WriteRejectedError):
-        console.err(str(exc))
-    reason = str(exc) or type(exc).__name__
-    stack = None
-    flag = env.get("OPENCLAW_DEBUG", "").strip().lower()
-    if flag not in ("", "0", "false", "no", "off"):
-        import traceback
-
-        stack = "".join(traceback.format_exception(exc))
-    console.err(render.uncaught_frame(reason, stack))
-    return 1
 
 
 def _usage(console: Console, text: str, *, as_json: bool) -> int:

@@ -17,8 +17,9 @@ from collections.abc import Mapping, Sequence
 
 from openclaw_mcp.application.errors import ApplicationError
 from openclaw_mcp.domain.config_load import IssueView
-from openclaw_mcp.entrypoints.cli.config_cli import CliUsageError, drive, parse_args, report_failure
+from openclaw_mcp.entrypoints.cli.config_cli import CliUsageError, drive, parse_args
 from openclaw_mcp.entrypoints.cli.console import Console
+from openclaw_mcp.entrypoints.cli.failures import report_failure
 
 __all__ = ["doctor_main"]
 

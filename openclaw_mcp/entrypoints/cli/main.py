@@ -13,13 +13,6 @@ import sys
 from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any
 
-from openclaw_mcp.application.errors import (
-    ApplicationError,
-    CommandError,
-    ConfigReadOnlyError,
-    InvalidConfigError,
-    WriteRejectedError,
-)
 from openclaw_mcp.entrypoints.cli.argv import Parsed, UsageError, parse, render_help
 from openclaw_mcp.entrypoints.cli.console import Console
 from openclaw_mcp.entrypoints.cli.options import ServeOptions, UiOptions
@@ -27,11 +20,6 @@ from openclaw_mcp.entrypoints.cli.options import ServeOptions, UiOptions
 __all__ = ["main", "main_mcp", "run"]
 
 VERSION = "0.1.0"
-
-
-def _debug(argv: Sequence[str], env: Mapping[str, str]) -> bool:
-    flag = env.get("OPENCLAW_DEBUG", "").strip().lower()
-    return flag not in ("", "0", "false", "no", "off") or "--debug" in argv or "--verbose" in argv
 
 
 def run(argv: Sequence[str], env: Mapping[str, str], console: Console) -> int:
@@ -71,35 +59,12 @@ def run(argv: Sequence[str], env: Mapping[str, str], console: Console) -> int:
 
         ensure_logging(env)
         return anyio.run(_dispatch_until_signalled, parsed, env, console)
-    except InvalidConfigError as exc:
-        from openclaw_mcp.entrypoints.cli import render  # deferred: only failure paths render frames and envelopes
-        from openclaw_mcp.entrypoints.composition import home_dir
-
-        shown = render.shorten_home(exc.path, home_dir(env))
-        console.err(render.invalid_config_block(shown, os.path.basename(exc.path), exc.analysis, json_mode=as_json))
-        if as_json:
-            console.json(render.invalid_config_envelope(shown, exc.analysis))
-        return 1
-    except CommandError as exc:
-        from openclaw_mcp.entrypoints.cli import render  # deferred: only failure paths render frames and envelopes
-
-        if as_json:
-            console.json(render.error_envelope(str(exc)))
-        else:
-            console.err(str(exc))
-        return 1
-    except ConfigReadOnlyError as exc:
-        console.err("\n".join(exc.lines))
-        return 1
-    except WriteRejectedError as exc:
-        console.err(str(exc))
-        return _uncaught(str(exc), exc, argv, env, console, as_json)
-    except (ApplicationError, OSError) as exc:
-        return _uncaught(str(exc), exc, argv, env, console, as_json)
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # the last line of defence: a frame, never a bare traceback
-        return _uncaught(str(exc) or type(exc).__name__, exc, argv, env, console, as_json)
+        from openclaw_mcp.entrypoints.cli.failures import report_failure  # deferred: only failure paths render
+
+        return report_failure(exc, env, console, as_json=as_json, argv=argv)
 
 
 async def _dispatch_until_signalled(parsed: Parsed, env: Mapping[str, str], console: Console) -> int:
@@ -153,27 +118,6 @@ async def _dispatch_until_signalled(parsed: Parsed, env: Mapping[str, str], cons
     if failure is not None:
         raise failure
     return code
-
-
-def _uncaught(
-    reason: str,
-    exc: BaseException,
-    argv: Sequence[str],
-    env: Mapping[str, str],
-    console: Console,
-    as_json: bool,
-) -> int:
-    from openclaw_mcp.entrypoints.cli import render  # deferred: only failure paths render frames and envelopes
-
-    stack = None
-    if _debug(argv, env):
-        import traceback  # deferred: only the failure path with debugging on prints a stack
-
-        stack = "".join(traceback.format_exception(exc))
-    console.err(render.uncaught_frame(reason, stack))
-    if as_json:
-        console.json(render.error_envelope(reason))
-    return 1
 
 
 VERSION_LINE = f"OpenClaw 2026.9.6 (openclaw-mcp {VERSION})"
