@@ -70,6 +70,11 @@ CASES = [
     Case("help-mcp", ("help", "mcp")),
     Case("help-mcp-show", ("help", "mcp", "show")),
     Case("help-unknown", ("help", "nosuch")),
+    Case("mcp-dev-list", ("mcp", "--dev", "list"), seed=(".openclaw-dev/openclaw.json",)),
+    Case("double-dash-ends-root-options", ("mcp", "list", "--", "--profile", "x")),
+    Case("last-profile-wins", ("--profile=work", "--profile=other", "mcp", "list")),
+    Case("empty-log-level", ("--log-level=", "mcp", "list")),
+    Case("empty-container", ("--container=", "mcp", "list")),
 ]
 
 

@@ -190,6 +190,7 @@ def test_container_reruns_the_argv_through_the_running_runtime(tmp_path: Path) -
 def test_help_version_colour_and_log_level_are_accepted(tmp_path: Path) -> None:
     assert _cli("--version", home=tmp_path).stdout == "OpenClaw 2026.9.6 (openclaw-mcp 0.1.0)\n"
     assert _cli("help", "mcp", "list", home=tmp_path).stdout == _cli("mcp", "list", "--help", home=tmp_path).stdout
+    assert _cli("help", "help", home=tmp_path).stdout == _cli("--help", home=tmp_path).stdout
     root = _cli("help", home=tmp_path)
     assert root.returncode == 0 and "--profile <name>" in root.stdout and "mcp *" in root.stdout
     unknown = _cli("help", "nosuch", home=tmp_path)

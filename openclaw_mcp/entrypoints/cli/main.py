@@ -206,6 +206,8 @@ def _in_container(name: str, argv: Sequence[str], env: Mapping[str, str], consol
 def _command(args: list[str], env: Mapping[str, str], console: Console) -> int:
     if args[:1] == ["help"]:  # `help [command…]` is `[command…] --help`, as commander's help command
         args = [*args[1:], "--help"]
+        if args[0] == "help":  # `help help`: the root help, as commander's help command
+            args = ["--help"]
     head = args[0] if args else None
     if head == "mcp":
         return run(args[1:], env, console)
