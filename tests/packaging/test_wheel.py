@@ -100,3 +100,25 @@ def test_uv_tool_install_gives_a_working_openclaw_in_a_fresh_home(wheel: Path, t
     listed = _run([str(openclaw), "mcp", "list"], env=env, cwd=tmp_path)
     assert listed.returncode == 0, listed.stderr
     assert listed.stdout.startswith(f"No OpenClaw-managed MCP servers configured in {home}/.openclaw/openclaw.json.")
+
+
+def test_pipx_install_gives_a_working_openclaw_in_a_fresh_home(wheel: Path, tmp_path: Path) -> None:
+    tools = tmp_path / "pipx-venv"  # pipx itself, in a venv of its own (it is not a dependency of the project)
+    assert _run([sys.executable, "-m", "venv", str(tools)]).returncode == 0
+    _needs_index(_run([str(tools / "bin" / "python"), "-m", "pip", "install", "--quiet", "pipx"]))
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "PIPX_HOME": str(home / ".local" / "pipx"),
+        "PIPX_BIN_DIR": str(home / ".local" / "bin"),
+    }
+    installed = _run(
+        [str(tools / "bin" / "pipx"), "install", "--python", sys.executable, str(wheel)], env=env, cwd=tmp_path
+    )
+    _needs_index(installed)
+    listed = _run([str(home / ".local" / "bin" / "openclaw"), "mcp", "list"], env=env, cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.startswith(f"No OpenClaw-managed MCP servers configured in {home}/.openclaw/openclaw.json.")
