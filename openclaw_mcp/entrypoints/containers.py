@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from openclaw_mcp.adapters.http import HttpMcpConnector
     from openclaw_mcp.adapters.http._client import RequestAuth
+    from openclaw_mcp.adapters.http.gateway_health import HttpxGatewayHealthProbe
     from openclaw_mcp.adapters.http.oauth import HttpOAuthProtocol
     from openclaw_mcp.adapters.http.oauth_callback import OAuthCallbackListener
     from openclaw_mcp.adapters.plugins.entry_points import EntryPointPlugins
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from openclaw_mcp.adapters.stdio import StdioMcpConnector
     from openclaw_mcp.adapters.ws.approvals import GatewayPluginApprovals
     from openclaw_mcp.adapters.ws.gateway import WebsocketsGateway
+    from openclaw_mcp.adapters.ws.oneshot import WebsocketsGatewayCaller
     from openclaw_mcp.application.config_service import ConfigService
     from openclaw_mcp.application.oauth import McpOAuth
     from openclaw_mcp.application.ports.clock import Clock
@@ -211,6 +213,18 @@ def _gateway(identity_store: DeviceIdentityStore, env: Mapping[str, str]) -> Web
     return WebsocketsGateway(identity_store, env=env)
 
 
+def _gateway_caller() -> WebsocketsGatewayCaller:
+    from openclaw_mcp.adapters.ws.oneshot import WebsocketsGatewayCaller
+
+    return WebsocketsGatewayCaller()
+
+
+def _gateway_health() -> HttpxGatewayHealthProbe:
+    from openclaw_mcp.adapters.http.gateway_health import HttpxGatewayHealthProbe
+
+    return HttpxGatewayHealthProbe()
+
+
 def _plugin_approvals(connection: GatewayConnection) -> GatewayPluginApprovals:
     from openclaw_mcp.adapters.ws.approvals import GatewayPluginApprovals
 
@@ -277,6 +291,9 @@ class Container(containers.DeclarativeContainer):
 
     # the Gateway client (serve)
     gateway = providers.Singleton(_gateway, identity_store=device_identity_store, env=env)
+    # one-shot Gateway calls and the Gateway health probe (openclaw-tools)
+    gateway_caller = providers.Singleton(_gateway_caller)
+    gateway_health = providers.Singleton(_gateway_health)
     # the Gateway approval route over an open connection: plugin_approvals(connection)
     plugin_approvals = providers.Factory(_plugin_approvals)
     # the Python plugins of openclaw-plugin-tools (entry points)

@@ -113,7 +113,8 @@ Respond = Callable[[Request], "dict[str, Any] | Pending | None"]
 
 class RpcSession:
     """Serve ``respond`` over ``transport`` (see the module docstring); ``on_notification`` gets every
-    notification but ``notifications/cancelled``."""
+    notification but ``notifications/cancelled``. Without ``answer_while_draining`` the calls that settle after
+    :meth:`close` began are not answered (the MCP SDK server closes its transport first, then drains)."""
 
     def __init__(
         self,
@@ -122,11 +123,13 @@ class RpcSession:
         *,
         on_notification: Callable[[Notification], None] = lambda _message: None,
         drain_timeout: float = 2.0,
+        answer_while_draining: bool = True,
     ) -> None:
         self._transport = transport
         self._respond = respond
         self._on_notification = on_notification
         self._drain_timeout = drain_timeout
+        self._answer_while_draining = answer_while_draining
         self._inflight: dict[tuple[str, str | int], list[_Inflight]] = {}
         self._idle = anyio.Event()
         self._idle.set()
@@ -221,7 +224,8 @@ class RpcSession:
             response: dict[str, Any] | None = None
             with entry.scope:
                 response = await entry.call.run()
-            if response is not None and not entry.cancelled:
+            answer = self._answer_while_draining or not self._closing
+            if response is not None and not entry.cancelled and answer:
                 with contextlib.suppress(TransportClosed):
                     await self.send(response)
         finally:

@@ -326,16 +326,17 @@ def device_payload_v3(
 
 def build_connect_params(
     settings: GatewaySettings,
-    identity: DeviceIdentity,
+    identity: DeviceIdentity | None,
     auth: ConnectAuth,
     challenge: Challenge,
     *,
     platform: str,
     device_family: str | None,
     role: str = "operator",
+    instance_id: str | None = None,
 ) -> dict[str, Any]:
-    """The ``connect`` params, keys in the reference's order (gateway-protocol §2.2)."""
-    assert challenge.ts is not None
+    """The ``connect`` params, keys in the reference's order (gateway-protocol §2.2); ``client.instanceId``
+    only with ``instance_id``, and no ``device`` block without ``identity`` (then ``challenge.ts`` is unused)."""
     scopes = list(settings.scopes)
     client: dict[str, Any] = {
         "id": settings.client_id,
@@ -346,6 +347,8 @@ def build_connect_params(
     if device_family is not None:
         client["deviceFamily"] = device_family
     client["mode"] = settings.client_mode
+    if instance_id is not None:
+        client["instanceId"] = instance_id
     params: dict[str, Any] = {
         "minProtocol": PROTOCOL_VERSION,
         "maxProtocol": PROTOCOL_VERSION,
@@ -356,6 +359,9 @@ def build_connect_params(
         params["auth"] = dict(auth.auth)
     params["role"] = role
     params["scopes"] = scopes
+    if identity is None:
+        return params
+    assert challenge.ts is not None
     payload = device_payload_v3(
         device_id=identity.device_id,
         client_id=settings.client_id,

@@ -12,4 +12,5 @@ structurally and translate library exceptions into those errors. Every port has 
 - :mod:`.gateway` — the OpenClaw Gateway client and device identity
 - :mod:`.bridge` — what the serve bridge needs from its MCP side
 - :mod:`.approvals` — plugin approvals (``PluginApprovals``);  :mod:`.plugins` — Python plugins (``PluginSource``)
+- :mod:`.gateway_health` — the Gateway ``/healthz`` probe (``GatewayHealthProbe``)
 """

@@ -8,7 +8,7 @@ otherwise they fail at once with ``GatewayNotConnected``.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -21,6 +21,8 @@ __all__ = [
     "DeviceIdentity",
     "DeviceIdentityStore",
     "Gateway",
+    "GatewayCallTarget",
+    "GatewayCaller",
     "GatewayClosed",
     "GatewayConnection",
     "GatewayError",
@@ -30,6 +32,7 @@ __all__ = [
     "GatewaySettings",
     "GatewayStopped",
     "GatewayTimeout",
+    "GatewayUnreachable",
     "HelloInfo",
 ]
 
@@ -67,11 +70,20 @@ class GatewayRequestError(GatewayError):
 
 
 class GatewayClosed(GatewayError):
-    """``gateway closed (<code>): <reason>`` for requests in flight when the socket closed."""
+    """``gateway closed (<code>[ <meaning>]): <reason or "no close reason">`` for requests in flight when the
+    socket closed."""
 
 
 class GatewayTimeout(GatewayError):
     """``gateway request timeout for <method>``."""
+
+
+class GatewayUnreachable(GatewayError):
+    """The socket could not be opened; ``code`` is the errno name (``ECONNREFUSED``, ``ENOTFOUND``, …)."""
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class GatewayStopped(GatewayError):
@@ -179,4 +191,40 @@ class Gateway(Protocol):
         the caller filters). Exiting stops the client: the socket is closed and pending requests fail with
         ``GatewayStopped``; no task is left running.
         """
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class GatewayCallTarget:
+    """Where a one-shot call goes and with which secret (openclaw-tools.md §6.3). ``device`` (and its stored
+    ``device_token``) sign ``connect`` for targets that are not loopback-with-a-secret; else no ``device``."""
+
+    url: str
+    token: str | None = None
+    password: str | None = None
+    device: DeviceIdentity | None = None
+    device_token: str | None = None
+
+
+class GatewayCaller(Protocol):
+    """One Gateway request over a fresh WebSocket (the reference's ``callGateway``), used by ``openclaw-tools``."""
+
+    async def call(
+        self,
+        target: GatewayCallTarget,
+        method: str,
+        params: dict[str, Any],
+        *,
+        scopes: Sequence[str],
+        timeout_ms: int,
+        log: Callable[[str], None],
+    ) -> Any:
+        """Open a socket to ``target.url``, wait for ``connect.challenge``, send ``connect`` (client
+        ``gateway-client``/``backend``, role ``operator``, ``scopes``), then ``method`` with ``params``; return
+        its payload and close. The whole exchange is bounded by ``timeout_ms``.
+
+        Raises :class:`GatewayUnreachable` (socket not opened), :class:`GatewayTimeout` (``gateway timeout
+        after <ms>ms``), :class:`GatewayRequestError` (``connect`` or the request rejected; a rejected
+        ``connect`` is also logged as ``gateway connect failed: GatewayClientRequestError: <message>``),
+        :class:`GatewayClosed` (closed before the answer). Cancellation closes the socket."""
         ...

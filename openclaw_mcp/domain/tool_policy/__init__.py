@@ -42,6 +42,13 @@ from openclaw_mcp.domain.tool_policy._plugins import (
     plugin_tools_policy,
 )
 from openclaw_mcp.domain.tool_policy._policy import ToolPolicy, merge_also_allow, pick_policy, profile_policy
+from openclaw_mcp.domain.tool_policy._requester import (
+    SUBAGENT_TOOL_DENY_ALWAYS,
+    allowed_by_policies,
+    group_tool_policy,
+    requester_tool_policies,
+    subagent_tool_policy,
+)
 from openclaw_mcp.domain.tool_policy._session import (
     EffectiveToolPolicy,
     default_pipeline_steps,
@@ -60,6 +67,7 @@ __all__ = [
     "SANDBOX_DEFAULT_DENY",
     "SHIPPED_POLICY_FAMILIES",
     "SHIPPED_POLICY_RENAMES",
+    "SUBAGENT_TOOL_DENY_ALWAYS",
     "TOOL_GROUPS",
     "TOOL_NAME_ALIASES",
     "TOOL_PROFILES",
@@ -70,10 +78,12 @@ __all__ = [
     "PolicyStep",
     "PolicyTool",
     "ToolPolicy",
+    "allowed_by_policies",
     "apply_pipeline",
     "default_pipeline_steps",
     "effective_tool_policy",
     "explicit_deny_entries",
+    "group_tool_policy",
     "merge_also_allow",
     "normalize_agent_id",
     "normalize_tool_policy_name",
@@ -85,10 +95,12 @@ __all__ = [
     "plugin_tools_policy",
     "policy_matcher",
     "profile_policy",
+    "requester_tool_policies",
     "resolve_policy_agent_id",
     "sandbox_tool_policy",
     "server_denied_by_tool_policy",
     "session_pipeline_steps",
+    "subagent_tool_policy",
     "tools_allow_permits_mcp_runtime",
     "unknown_entries_warning",
 ]

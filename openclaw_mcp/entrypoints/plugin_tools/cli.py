@@ -22,10 +22,10 @@ from typing import Final, TextIO
 
 import anyio
 
-from openclaw_mcp.domain.catalog_text import format_error_message
 from openclaw_mcp.entrypoints.containers import Container, create_container
-from openclaw_mcp.entrypoints.serve.transport import ByteSink, ByteSource, FdSink, FdSource, StdioTransport
-from openclaw_mcp.entrypoints.stdio_process import Stderr, load_config_document, watch_signals
+from openclaw_mcp.entrypoints.serve.transport import ByteSink, ByteSource
+from openclaw_mcp.entrypoints.stdio_process import Stderr, load_config_document
+from openclaw_mcp.entrypoints.tools_stdio import run_tools_command, serve_stdio
 
 __all__ = ["DRAIN_TIMEOUT_S", "FAILURE_PREFIX", "NO_TOOLS_LINE", "main", "run_plugin_tools"]
 
@@ -49,7 +49,6 @@ async def _serve(
     from openclaw_mcp.domain.plugin_tools.launch import LaunchError, resolve_session_context
     from openclaw_mcp.domain.tool_policy import plugin_tools_policy
     from openclaw_mcp.entrypoints.plugin_tools.server import PluginToolsServer
-    from openclaw_mcp.entrypoints.rpc_session import RpcSession
 
     try:
         context = resolve_session_context(argv, env)
@@ -71,30 +70,9 @@ async def _serve(
     if not collected.tools:
         err.raw(NO_TOOLS_LINE)
     server = PluginToolsServer(PluginToolsService(collected.tools, collected.hooks, log=err.redacted))
-
-    fd_sink = fd_source = None
-    if stdout is None:
-        stdout = fd_sink = FdSink(1)
-    if stdin is None:
-        stdin = fd_source = FdSource(0)
-    shutdown = anyio.Event()
-    session = RpcSession(
-        StdioTransport(stdin, stdout, on_close=shutdown.set), server.respond, drain_timeout=DRAIN_TIMEOUT_S
+    return await serve_stdio(
+        server, stdin=stdin, stdout=stdout, handle_signals=handle_signals, drain_timeout=DRAIN_TIMEOUT_S
     )
-    try:
-        async with anyio.create_task_group() as tg:
-            await tg.start(session.run)
-            if handle_signals:
-                tg.start_soon(watch_signals, shutdown.set)
-            await shutdown.wait()
-            await session.close()
-            tg.cancel_scope.cancel()
-    finally:
-        if fd_source is not None:
-            fd_source.close()
-        if fd_sink is not None:
-            fd_sink.restore()
-    return 0
 
 
 async def run_plugin_tools(
@@ -112,11 +90,11 @@ async def run_plugin_tools(
     Defaults: the process's stdin/stdout file descriptors and ``sys.stderr``, a container configured from
     ``env`` (its ``plugin_source``: the ``openclaw_mcp.plugins`` entry points), SIGINT/SIGTERM handlers."""
     err = Stderr(stderr if stderr is not None else sys.stderr)
-    try:
-        return await _serve(env, argv, err, container or create_container(env), stdin, stdout, handle_signals)
-    except Exception as exc:  # the command's one failure line (§1.4), never a traceback
-        err.redacted(FAILURE_PREFIX + format_error_message(exc))
-        return 1
+    return await run_tools_command(
+        FAILURE_PREFIX,
+        err,
+        lambda: _serve(env, argv, err, container or create_container(env), stdin, stdout, handle_signals),
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -1,0 +1,1 @@
+"""The built-in OpenClaw tools served by ``openclaw-tools`` (spec openclaw-tools.md)."""

@@ -1,0 +1,29 @@
+"""The ``tools/list`` entries of ``openclaw-tools`` (spec openclaw-tools.md §4, D-OT3): the reference's
+descriptions and input schemas, byte for byte, from the generated :mod:`.reference_texts`."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from openclaw_mcp.domain.openclaw_tools.reference_texts import TOOLS
+
+__all__ = ["automations_entry", "system_agent_entry"]
+
+
+def _triggers_disabled(config: Mapping[str, Any]) -> bool:
+    cron = config.get("cron")
+    triggers = cron.get("triggers") if isinstance(cron, Mapping) else None
+    return isinstance(triggers, Mapping) and triggers.get("enabled") is False
+
+
+def automations_entry(config: Mapping[str, Any]) -> dict[str, Any]:
+    """``automations``: case B (no event watchers, ``stream``/``script`` dropped) when ``cron.triggers.enabled``
+    is ``false``, else case A. A fresh copy."""
+    return copy.deepcopy(TOOLS["B" if _triggers_disabled(config) else "A"])
+
+
+def system_agent_entry() -> dict[str, Any]:
+    """``openclaw`` (case C). A fresh copy."""
+    return copy.deepcopy(TOOLS["C"])

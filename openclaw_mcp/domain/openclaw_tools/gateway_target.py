@@ -1,0 +1,531 @@
+"""Where an ``automations`` Gateway call goes, with which secret, and what its failures say
+(spec openclaw-tools.md §5, §6.3).
+
+upstream: ``src/agents/tools/gateway.ts`` (``canonicalizeToolGatewayWsUrl``,
+``validateGatewayUrlOverrideForAgentTools``, ``resolveGatewayOptions``), ``src/gateway/call.ts``,
+``client-bootstrap.ts``, ``connection-details.ts``, ``credentials.ts``, ``paths.ts``.
+
+Two stages, both pure (the config document, the environment and the config path in):
+
+1. :func:`resolve_tool_gateway` — the tool's own options: ``gatewayUrl`` validated and allowed only for the
+   loopback port or ``gateway.remote.url`` (§6.3), the explicit token, and whether the target is local.
+2. :func:`resolve_call_target` — the one-shot call: URL (override > ``OPENCLAW_GATEWAY_URL`` >
+   ``gateway.remote.url`` in remote mode > ``ws(s)://127.0.0.1:<port>``), token/password, the connection
+   details the failure texts end with, and whether a device identity signs ``connect``.
+
+Failures are :class:`GatewayTargetError` (message, optional ``code``: the tool error text appends
+`` | <code>``, §5). Simplifications: secret references in credential paths are not resolved (they count as
+absent), ``gateway.tailscale`` and ``gateway.controlUi`` are ignored.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from openclaw_mcp.domain.redaction import redact_sensitive_url
+from openclaw_mcp.jscompat.jsjson import js_number
+from openclaw_mcp.jscompat.text import js_trim, js_trim_or_none
+from openclaw_mcp.jscompat.urls import parse_url
+
+__all__ = [
+    "DEFAULT_GATEWAY_PORT",
+    "CallTarget",
+    "ConnectionDetails",
+    "GatewayTargetError",
+    "TargetKind",
+    "ToolGateway",
+    "closed_message",
+    "credentials_required_message",
+    "is_unreachable_code",
+    "resolve_call_target",
+    "resolve_gateway_port",
+    "resolve_tool_gateway",
+    "timeout_message",
+    "unreachable_message",
+]
+
+DEFAULT_GATEWAY_PORT: Final = 18789
+UNREACHABLE_CODES: Final = frozenset(
+    {"ECONNREFUSED", "ECONNRESET", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "ETIMEDOUT"}
+)
+_PROFILE_NAME: Final = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}")
+_ENV_REFERENCE: Final = re.compile(r"(?<!\$)\$\{[A-Z_][A-Z0-9_]*\}")
+
+TargetKind = Literal["local", "remote"]
+
+
+class GatewayTargetError(Exception):
+    """A Gateway option or target the call cannot use; ``code`` is the underlying error's code, if any."""
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+    @property
+    def text(self) -> str:
+        """The message with `` | <code>`` appended when there is a code (§5)."""
+        return f"{self.message} | {self.code}" if self.code else self.message
+
+
+def _section(value: object, key: str) -> Mapping[str, Any]:
+    if isinstance(value, Mapping):
+        inner = value.get(key)
+        if isinstance(inner, Mapping):
+            return inner
+    return {}
+
+
+# --- port (paths.ts resolveGatewayPort) -------------------------------------------------------------------
+
+
+def _port_from_env(raw: str | None) -> int | None:
+    text = js_trim(raw) if raw is not None else ""
+    match = re.fullmatch(r"(?:\[[^\]]+\]:|[^:\[\]]+:)?(\d+)", text)
+    if not match or not match.group(1).isascii():
+        return None
+    port = int(match.group(1))
+    return port if port <= 65535 else None
+
+
+def _fnv1a(data: bytes) -> int:
+    value = 2166136261
+    for byte in data:
+        value = ((value ^ byte) * 16777619) & 0xFFFFFFFF
+    return value
+
+
+def resolve_gateway_port(config: Mapping[str, Any], env: Mapping[str, str]) -> int | float:
+    """``OPENCLAW_GATEWAY_PORT`` (digits or ``host:port``) > ``gateway.port`` (> 0) > a port derived from a
+    named ``OPENCLAW_PROFILE`` > 18789 (§6.3)."""
+    from_env = _port_from_env(env.get("OPENCLAW_GATEWAY_PORT"))
+    if from_env is not None:
+        return from_env
+    port = _section(config, "gateway").get("port")
+    if isinstance(port, int | float) and not isinstance(port, bool) and math.isfinite(port) and port > 0:
+        return port
+    profile = js_trim(env.get("OPENCLAW_PROFILE") or "")
+    if not profile or profile.lower() == "default" or not _PROFILE_NAME.fullmatch(profile):
+        return DEFAULT_GATEWAY_PORT
+    return 20000 + _fnv1a(profile.encode("utf-8")) % 40000
+
+
+# --- gatewayUrl validation (gateway.ts) -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _CanonicalUrl:
+    origin: str
+    key: str
+
+
+def _canonicalize(raw: str) -> _CanonicalUrl:
+    """``canonicalizeToolGatewayWsUrl``: the §6.3 checks, in the reference's order."""
+    text = js_trim(raw)
+    url = parse_url(text)
+    if url is None:
+        raise GatewayTargetError(f"invalid gatewayUrl: {text} (Invalid URL)", code="ERR_INVALID_URL")
+    if url.scheme not in ("ws", "wss"):
+        raise GatewayTargetError(f"invalid gatewayUrl protocol: {url.protocol} (expected ws:// or wss://)")
+    if url.username or url.password:
+        raise GatewayTargetError("invalid gatewayUrl: credentials are not allowed")
+    if url.search or url.hash:
+        raise GatewayTargetError("invalid gatewayUrl: query/hash not allowed")
+    if url.pathname not in ("", "/"):
+        raise GatewayTargetError("invalid gatewayUrl: path not allowed")
+    origin = f"{url.scheme}://{url.host}"
+    return _CanonicalUrl(origin=origin, key=f"{url.protocol}//{url.host.lower()}")
+
+
+def _override_rejected(port: int | float) -> GatewayTargetError:
+    return GatewayTargetError(
+        "gatewayUrl override rejected. "
+        f"Allowed: ws(s) loopback on port {js_number(port)} (127.0.0.1/localhost/[::1]) "
+        "Or: configure gateway.remote.url and omit gatewayUrl to use the configured remote gateway."
+    )
+
+
+def _remote_key(config: Mapping[str, Any]) -> str | None:
+    remote_url = js_trim_or_none(_section(_section(config, "gateway"), "remote").get("url"))
+    if remote_url is None:
+        return None
+    try:
+        return _canonicalize(remote_url).key
+    except GatewayTargetError:
+        return None
+
+
+def _validate_override(raw: str, config: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, TargetKind]:
+    """``validateGatewayUrlOverrideForAgentTools``: the origin and the target it names, or the rejection."""
+    port = resolve_gateway_port(config, env)
+    port_text = js_number(port)
+    local_keys = {
+        f"{scheme}://{host}:{port_text}" for scheme in ("ws", "wss") for host in ("127.0.0.1", "localhost", "[::1]")
+    }
+    parsed = _canonicalize(raw)
+    if parsed.key in local_keys:
+        return parsed.origin, "local"
+    remote = _remote_key(config)
+    if remote is not None and parsed.key == remote:
+        return parsed.origin, "remote"
+    raise _override_rejected(port)
+
+
+# --- credentials (credentials.ts) -------------------------------------------------------------------------
+
+
+def _trim_credential(value: object) -> str | None:
+    """``trimCredentialToUndefined``: a trimmed string, rejected while it still holds a ``${VAR}``."""
+    trimmed = js_trim_or_none(value)
+    if trimmed is not None and _ENV_REFERENCE.search(trimmed):
+        return None
+    return trimmed
+
+
+def _first(*values: str | None) -> str | None:
+    return next((value for value in values if value), None)
+
+
+@dataclass(frozen=True, slots=True)
+class _Secrets:
+    token: str | None = None
+    password: str | None = None
+
+
+def _config_secrets(
+    config: Mapping[str, Any], env: Mapping[str, str], kind: TargetKind, *, remote_only: bool
+) -> _Secrets:
+    """``resolveGatewayCredentialsFromConfig`` for a mode: local → config beats env; remote → the remote
+    secrets (``remote_only``), else remote token > env > local, env password > remote > local."""
+    gateway = _section(config, "gateway")
+    auth, remote = _section(gateway, "auth"), _section(gateway, "remote")
+    env_token = js_trim_or_none(env.get("OPENCLAW_GATEWAY_TOKEN"))
+    env_password = js_trim_or_none(env.get("OPENCLAW_GATEWAY_PASSWORD"))
+    local_token, local_password = _trim_credential(auth.get("token")), _trim_credential(auth.get("password"))
+    remote_token, remote_password = _trim_credential(remote.get("token")), _trim_credential(remote.get("password"))
+    if kind == "local":
+        token_configured = js_trim_or_none(auth.get("token")) is not None
+        password_configured = js_trim_or_none(auth.get("password")) is not None
+        password_fallback = None if auth.get("mode") == "trusted-proxy" else remote_password
+        return _Secrets(
+            token=_first(local_token, env_token, None if token_configured else remote_token),
+            password=_first(local_password, env_password, None if password_configured else password_fallback),
+        )
+    if remote_only:
+        return _Secrets(token=remote_token, password=remote_password)
+    return _Secrets(
+        token=_first(remote_token, env_token, local_token),
+        password=_first(env_password, remote_password, local_password),
+    )
+
+
+def _auth_mode(config: Mapping[str, Any], env: Mapping[str, str]) -> str:
+    """``resolveGatewayAuth(...).mode``: the configured mode, else ``password`` when a password resolves
+    (config first, then env), else ``token``."""
+    auth = _section(_section(config, "gateway"), "auth")
+    mode = auth.get("mode")
+    if isinstance(mode, str) and mode:
+        return mode
+    password = _first(_trim_credential(auth.get("password")), js_trim_or_none(env.get("OPENCLAW_GATEWAY_PASSWORD")))
+    return "password" if password else "token"
+
+
+def _allows_tailscale(config: Mapping[str, Any], mode: str) -> bool:
+    """``allowTailscale``: configured, else Tailscale ``serve`` with a token-style mode."""
+    gateway = _section(config, "gateway")
+    configured = _section(gateway, "auth").get("allowTailscale")
+    if configured is not None:
+        return bool(configured)
+    return _section(gateway, "tailscale").get("mode") == "serve" and mode not in ("password", "trusted-proxy")
+
+
+# --- stage 1: the tool's options --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ToolGateway:
+    """``resolveGatewayOptions``: the validated ``gatewayUrl`` origin, the token to send and the target."""
+
+    url: str | None
+    token: str | None
+    target: TargetKind
+    explicit: bool
+    """``gatewayUrl`` or ``gatewayToken`` was given (identity-gated calls then need the trusted context)."""
+
+
+def _default_target(config: Mapping[str, Any], env: Mapping[str, str]) -> TargetKind:
+    if js_trim_or_none(env.get("OPENCLAW_GATEWAY_URL")) is not None:
+        return "remote"
+    gateway = _section(config, "gateway")
+    if gateway.get("mode") == "remote" and js_trim_or_none(_section(gateway, "remote").get("url")) is not None:
+        return "remote"
+    return "local"
+
+
+def resolve_tool_gateway(
+    config: Mapping[str, Any], env: Mapping[str, str], gateway_url: str | None, gateway_token: str | None
+) -> ToolGateway:
+    """Stage 1 (§6.3): a non-blank ``gatewayUrl`` is validated (raises :class:`GatewayTargetError`); with an
+    allowed override the token is ``gatewayToken``, else the config's secret for that target."""
+    explicit_token = js_trim_or_none(gateway_token)
+    explicit = explicit_token is not None
+    if js_trim_or_none(gateway_url) is None:
+        return ToolGateway(url=None, token=explicit_token, target=_default_target(config, env), explicit=explicit)
+    assert gateway_url is not None
+    origin, target = _validate_override(gateway_url, config, env)
+    token = explicit_token or _config_secrets(config, env, target, remote_only=target == "remote").token
+    return ToolGateway(url=origin, token=token, target=target, explicit=True)
+
+
+# --- stage 2: the call (call.ts, client-bootstrap.ts, connection-details.ts) -------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionDetails:
+    """``buildGatewayConnectionDetails``: the target URL and where it came from."""
+
+    url: str
+    source: str
+    config_path: str
+    bind: str | None = None
+    remote_fallback_note: str | None = None
+
+    @property
+    def message(self) -> str:
+        """``Gateway target`` / ``Source`` / ``Config`` / ``Bind`` / warning lines."""
+        lines = [
+            f"Gateway target: {redact_sensitive_url(self.url)}",
+            f"Source: {self.source}",
+            f"Config: {self.config_path}",
+        ]
+        if self.bind is not None:
+            lines.append(f"Bind: {self.bind}")
+        if self.remote_fallback_note is not None:
+            lines.append(self.remote_fallback_note)
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class CallTarget:
+    """Where the call goes: URL, secrets, connection details; ``needs_device`` when ``connect`` must carry the
+    device identity (not a loopback target with the secret its auth mode needs); ``missing_credentials`` when
+    the auth mode needs a secret none resolved (a stored device token may still do)."""
+
+    url: str
+    token: str | None
+    password: str | None
+    details: ConnectionDetails
+    needs_device: bool
+    missing_credentials: bool
+
+
+_REMOTE_FALLBACK_NOTE: Final = (
+    "Warn: gateway.mode=remote but gateway.remote.url is missing; set gateway.remote.url or switch gateway.mode=local."
+)
+
+
+def _connection_details(
+    config: Mapping[str, Any],
+    env: Mapping[str, str],
+    config_path: str,
+    override: str | None,
+    override_source: str | None,
+) -> ConnectionDetails:
+    gateway = _section(config, "gateway")
+    remote_mode = gateway.get("mode") == "remote"
+    remote_url = js_trim_or_none(_section(gateway, "remote").get("url")) if remote_mode else None
+    scheme = "wss" if _section(gateway, "tls").get("enabled") is True else "ws"
+    bind = gateway.get("bind") if isinstance(gateway.get("bind"), str) else "loopback"
+    if override is not None:
+        source = "env OPENCLAW_GATEWAY_URL" if override_source == "env" else "cli --url"
+        return ConnectionDetails(url=override, source=source, config_path=config_path)
+    if remote_url is not None:
+        return ConnectionDetails(url=remote_url, source="config gateway.remote.url", config_path=config_path)
+    local_url = f"{scheme}://127.0.0.1:{js_number(resolve_gateway_port(config, env))}"
+    if remote_mode:
+        source, note = "missing gateway.remote.url (fallback local)", _REMOTE_FALLBACK_NOTE
+        return ConnectionDetails(local_url, source, config_path, bind=str(bind), remote_fallback_note=note)
+    return ConnectionDetails(url=local_url, source="local loopback", config_path=config_path, bind=str(bind))
+
+
+def _host_of(url: str) -> str | None:
+    parsed = parse_url(url)
+    if parsed is None or not parsed.hostname:
+        return None
+    host = parsed.hostname.lower()
+    return host[1:-1] if host.startswith("[") and host.endswith("]") else host
+
+
+def _is_loopback_url(url: str) -> bool:
+    host = _host_of(url)
+    if host is None:
+        return False
+    if host.rstrip(".") == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_loopback
+
+
+def _is_secure_ws_url(url: str, env: Mapping[str, str]) -> bool:
+    """``isSecureWebSocketUrl``: ``wss:``; ``ws:`` only to loopback, private, ``.local``/``.ts.net`` hosts."""
+    parsed = parse_url(url)
+    if parsed is None:
+        return False
+    if parsed.scheme in ("wss", "https"):
+        return True
+    host = _host_of(url)
+    if parsed.scheme not in ("ws", "http") or host is None:
+        return False
+    if _is_loopback_url(url) or host.rstrip(".").endswith((".local", ".ts.net")):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_private
+    except ValueError:
+        return env.get("OPENCLAW_ALLOW_INSECURE_PRIVATE_WS") == "1"
+
+
+def _insecure_url_error(details: ConnectionDetails, env: Mapping[str, str]) -> GatewayTargetError:
+    allow = env.get("OPENCLAW_ALLOW_INSECURE_PRIVATE_WS") == "1"
+    lines = [
+        f'SECURITY ERROR: Gateway URL "{redact_sensitive_url(details.url)}" '
+        "uses plaintext ws:// to a non-loopback address.",
+        "Both credentials and chat data would be exposed to network interception.",
+        f"Source: {details.source}",
+        f"Config: {details.config_path}",
+        "Fix: Use wss:// for remote gateway URLs.",
+        "Safe remote access defaults:",
+        "- keep gateway.bind=loopback and use an SSH tunnel (ssh -N -L 18789:127.0.0.1:18789 user@gateway-host)",
+        "- or use Tailscale Serve/Funnel for HTTPS remote access",
+        *([] if allow else ["Break-glass (trusted private networks only): set OPENCLAW_ALLOW_INSECURE_PRIVATE_WS=1"]),
+        "Doctor: openclaw doctor --fix",
+        "Docs: https://docs.openclaw.ai/gateway/remote",
+    ]
+    return GatewayTargetError("\n".join(lines))
+
+
+def _explicit_auth_error(source: str, config_path: str) -> GatewayTargetError:
+    hint = (
+        "Set OPENCLAW_GATEWAY_TOKEN or OPENCLAW_GATEWAY_PASSWORD alongside OPENCLAW_GATEWAY_URL; "
+        "config credentials are intentionally not reused."
+        if source == "env"
+        else "For the default local or SSH-tunneled Gateway, remove --url to use the configured target."
+    )
+    lines = [
+        "gateway url override requires explicit credentials",
+        "Fix: pass --token or --password with --url (or gatewayToken in tools).",
+        hint,
+        f"Config: {config_path}",
+    ]
+    return GatewayTargetError("\n".join(lines))
+
+
+def _call_secrets(
+    config: Mapping[str, Any], env: Mapping[str, str], token: str | None, override_source: str | None, config_path: str
+) -> _Secrets:
+    explicit = js_trim_or_none(token)
+    if explicit is not None:
+        return _Secrets(token=explicit)
+    if override_source == "cli":
+        raise _explicit_auth_error("cli", config_path)
+    if override_source == "env":
+        env_secrets = _Secrets(
+            token=js_trim_or_none(env.get("OPENCLAW_GATEWAY_TOKEN")),
+            password=js_trim_or_none(env.get("OPENCLAW_GATEWAY_PASSWORD")),
+        )
+        if env_secrets.token or env_secrets.password:
+            return env_secrets
+        raise _explicit_auth_error("env", config_path)
+    remote_mode = _section(config, "gateway").get("mode") == "remote"
+    return _config_secrets(config, env, "remote" if remote_mode else "local", remote_only=False)
+
+
+def resolve_call_target(
+    config: Mapping[str, Any], env: Mapping[str, str], config_path: str, tool: ToolGateway
+) -> CallTarget:
+    """Stage 2 (§6.3): raises :class:`GatewayTargetError` for a plaintext non-loopback ``ws://`` URL, an
+    override without explicit credentials, or remote mode without ``gateway.remote.url``."""
+    override, override_source = tool.url, "cli" if tool.url is not None else None
+    if override is None:
+        override = js_trim_or_none(env.get("OPENCLAW_GATEWAY_URL"))
+        override_source = "env" if override is not None else None
+    details = _connection_details(config, env, config_path, override, override_source)
+    if not _is_secure_ws_url(details.url, env):
+        raise _insecure_url_error(details, env)
+    secrets = _call_secrets(config, env, tool.token, override_source, config_path)
+    gateway = _section(config, "gateway")
+    if (
+        gateway.get("mode") == "remote"
+        and override is None
+        and js_trim_or_none(_section(gateway, "remote").get("url")) is None
+    ):
+        raise GatewayTargetError(
+            "\n".join(
+                [
+                    "gateway remote mode misconfigured: gateway.remote.url missing",
+                    f"Config: {config_path}",
+                    "Fix: set gateway.remote.url, or set gateway.mode=local.",
+                ]
+            )
+        )
+    mode = _auth_mode(config, env)
+    shared = (mode == "token" and bool(secrets.token)) or (mode == "password" and bool(secrets.password))
+    return CallTarget(
+        url=details.url,
+        token=secrets.token,
+        password=secrets.password,
+        details=details,
+        needs_device=not (shared and _is_loopback_url(details.url)),
+        missing_credentials=mode in ("token", "password")
+        and not (secrets.token or secrets.password)
+        and not _allows_tailscale(config, mode),
+    )
+
+
+# --- failure texts (§6.3 table) ---------------------------------------------------------------------------
+
+
+def credentials_required_message(method: str, config_path: str) -> str:
+    """No secret for a token/password Gateway."""
+    return "\n".join(
+        [
+            f"gateway {method} requires credentials before opening a websocket",
+            "Fix: configure gateway.auth token/password, pair this device, or pass --token/--password.",
+            f"Config: {config_path}",
+        ]
+    )
+
+
+def unreachable_message(details: ConnectionDetails, code: str) -> str:
+    """The socket could not be opened (``ECONNREFUSED`` and the other unreachable codes)."""
+    return "\n".join(
+        [
+            f"Gateway not reachable at {redact_sensitive_url(details.url)} ({code}).",
+            "Start it with `openclaw gateway run` or check `openclaw gateway status`.",
+            details.message,
+        ]
+    )
+
+
+def is_unreachable_code(code: str) -> bool:
+    """Codes the reference rewrites into :func:`unreachable_message`."""
+    return code in UNREACHABLE_CODES
+
+
+def timeout_message(timeout_ms: int, details: ConnectionDetails) -> str:
+    """No answer within ``timeoutMs``."""
+    return f"gateway timeout after {timeout_ms}ms\n{details.message}"
+
+
+def closed_message(reason: str, details: ConnectionDetails) -> str:
+    """The socket closed before the answer: the port's ``gateway closed (…): …`` line and the details."""
+    return f"{reason}\n{details.message}"

@@ -1,0 +1,143 @@
+"""The stdio tools-server core shared by ``openclaw-plugin-tools`` and ``openclaw-tools`` (spec plugin-tools.md
+§1.5, §2, §4, §5; openclaw-tools.md §2, §8; upstream ``src/mcp/tools-stdio-server.ts``).
+
+* :class:`ToolsServer` — the MCP methods: ``initialize``, ``ping``, ``tools/list``, ``tools/call``; every other
+  method is ``-32601`` ``Method not found``; malformed params are ``-32602`` ``Invalid params: …`` (decision
+  D-PT2). A ``tools/call`` runs in its own task; ``notifications/cancelled`` fires the call's
+  :class:`CancelSignal` and drops its answer (the call itself runs on).
+* :func:`serve_stdio` — one JSON-RPC session over the process's stdin/stdout (or injected streams) until
+  stdin ends, SIGINT or SIGTERM: reading stops, in-flight calls settle unanswered (the SDK closes the
+  transport before draining; at most ``drain_timeout`` s), return.
+* :func:`run_tools_command` — a server command's failure contract: any error is one
+  ``<prefix><message>`` line on stderr (redacted) and exit 1, never a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Final
+
+import anyio
+
+from openclaw_mcp.application.tool_boundary import CancelSignal
+from openclaw_mcp.domain.catalog_text import format_error_message
+from openclaw_mcp.entrypoints.rpc_session import (
+    InvalidParams,
+    Pending,
+    RpcSession,
+    negotiate_protocol_version,
+    require_string,
+    task_refusal,
+)
+from openclaw_mcp.entrypoints.serve.jsonrpc import (
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    Request,
+    error_response,
+    result_response,
+)
+from openclaw_mcp.entrypoints.serve.transport import ByteSink, ByteSource, FdSink, FdSource, StdioTransport
+from openclaw_mcp.entrypoints.stdio_process import Stderr, watch_signals
+
+__all__ = ["CAPABILITIES", "ToolCall", "ToolsServer", "run_tools_command", "serve_stdio"]
+
+CAPABILITIES: Final[dict[str, Any]] = {"tools": {}}
+_METHODS: Final = frozenset({"initialize", "ping", "tools/list", "tools/call"})
+
+ToolCall = Callable[[str, "Mapping[str, Any] | None", CancelSignal], Awaitable[dict[str, Any]]]
+"""``(name, arguments, cancel) → the tools/call result``."""
+
+
+def _call_params(params: Mapping[str, Any] | None) -> tuple[str, Mapping[str, Any] | None]:
+    require_string(params, "name")
+    assert params is not None
+    arguments = params.get("arguments")
+    if "arguments" in params and not isinstance(arguments, dict):
+        raise InvalidParams("Invalid params: arguments must be an object")
+    return params["name"], arguments
+
+
+class ToolsServer:
+    """``respond`` for :class:`~entrypoints.rpc_session.RpcSession`: ``server_info`` in ``initialize``, the
+    entries of ``list_tools`` and the results of ``call``."""
+
+    def __init__(
+        self, server_info: Mapping[str, str], list_tools: Callable[[], list[dict[str, Any]]], call: ToolCall
+    ) -> None:
+        self._server_info = dict(server_info)
+        self._list_tools = list_tools
+        self._call = call
+
+    def respond(self, request: Request) -> dict[str, Any] | Pending:
+        method, params = request.method, request.params
+        if method not in _METHODS:
+            return error_response(request.id, METHOD_NOT_FOUND, "Method not found")
+        refusal = task_refusal(request)
+        if refusal is not None:
+            return refusal
+        try:
+            if method == "initialize":
+                version = negotiate_protocol_version(params)
+                info = {"protocolVersion": version, "capabilities": dict(CAPABILITIES)}
+                return result_response(request.id, {**info, "serverInfo": dict(self._server_info)})
+            if method == "ping":
+                return result_response(request.id, {})
+            if method == "tools/list":
+                require_string(params, "cursor", optional=True)
+                return result_response(request.id, {"tools": self._list_tools()})
+            name, arguments = _call_params(params)
+        except InvalidParams as exc:
+            return error_response(request.id, INVALID_PARAMS, str(exc))
+        return self._pending_call(request, name, arguments)
+
+    def _pending_call(self, request: Request, name: str, arguments: Mapping[str, Any] | None) -> Pending:
+        cancel = CancelSignal()
+        call = self._call
+
+        async def run() -> dict[str, Any]:
+            return result_response(request.id, await call(name, arguments, cancel))
+
+        return Pending(run, on_cancel=lambda: cancel.cancel("cancelled by the MCP client"))
+
+
+async def serve_stdio(
+    server: ToolsServer,
+    *,
+    stdin: ByteSource | None,
+    stdout: ByteSink | None,
+    handle_signals: bool,
+    drain_timeout: float,
+) -> int:
+    """Serve ``server`` until stdin ends or a signal arrives; drain, then return exit status 0. ``None``
+    streams are the process's file descriptors 0 and 1 (stdout is given back to Python afterwards)."""
+    fd_sink = fd_source = None
+    if stdout is None:
+        stdout = fd_sink = FdSink(1)
+    if stdin is None:
+        stdin = fd_source = FdSource(0)
+    shutdown = anyio.Event()
+    transport = StdioTransport(stdin, stdout, on_close=shutdown.set)
+    session = RpcSession(transport, server.respond, drain_timeout=drain_timeout, answer_while_draining=False)
+    try:
+        async with anyio.create_task_group() as tg:
+            await tg.start(session.run)
+            if handle_signals:
+                tg.start_soon(watch_signals, shutdown.set)
+            await shutdown.wait()
+            await session.close()
+            tg.cancel_scope.cancel()
+    finally:
+        if fd_source is not None:
+            fd_source.close()
+        if fd_sink is not None:
+            fd_sink.restore()
+    return 0
+
+
+async def run_tools_command(prefix: str, err: Stderr, serve: Callable[[], Awaitable[int]]) -> int:
+    """``serve()``'s exit status; any exception is the one line ``<prefix><message>`` (redacted) and 1."""
+    try:
+        return await serve()
+    except Exception as exc:  # the command's one failure line, never a traceback
+        err.redacted(prefix + format_error_message(exc))
+        return 1
