@@ -5,12 +5,15 @@ device — the ``gateway-client``/``backend`` client keeps its requested scopes 
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 import anyio
 import pytest
 
 from openclaw_mcp.adapters.ws.oneshot import WebsocketsGatewayCaller
 from openclaw_mcp.application.ports.gateway import GatewayCallTarget, GatewayRequestError
 from tests.docker.gateway_harness import RealGateway
+from tests.docker.test_openclaw_tools_acceptance import run_acceptance
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.reference]
 
@@ -40,3 +43,12 @@ async def test_a_wrong_token_is_rejected_with_the_backend_hint(real_gateway: Rea
     assert str(caught.value) == TOKEN_MISMATCH
     assert caught.value.details is not None and caught.value.details.get("code") == "AUTH_TOKEN_MISMATCH"
     assert logs == [f"gateway connect failed: GatewayClientRequestError: {TOKEN_MISMATCH}"]
+
+
+async def test_acceptance_7_passes_against_the_real_gateway(real_gateway: RealGateway) -> None:
+    """The whole server: spec acceptance test 7 with ``--real-port`` (openclaw-tools.md §11)."""
+    port = urlsplit(real_gateway.url).port
+    assert port is not None
+    args = ("--only", "7", "--real-port", str(port), "--real-token", real_gateway.token)
+    done = await anyio.to_thread.run_sync(lambda: run_acceptance(*args))
+    assert done.returncode == 0 and done.stdout.startswith("PASS 7 "), done.stdout + done.stderr

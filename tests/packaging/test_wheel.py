@@ -62,6 +62,10 @@ def test_the_wheel_claims_only_its_namespace_and_carries_no_tests(wheel: Path) -
     assert not [name for name in names if "/tests/" in name or name.startswith("tests/")]
     assert "openclaw_mcp/entrypoints/ui/static/settings.html" in names
     assert "openclaw = openclaw_mcp.entrypoints.cli.main:main" in entry_points
+    assert "openclaw-tools = openclaw_mcp.entrypoints.openclaw_tools.cli:main" in entry_points
+    assert "openclaw-plugin-tools = openclaw_mcp.entrypoints.plugin_tools.cli:main" in entry_points
+    # the generated reference texts ship with the package (the tools' descriptions and schemas)
+    assert "openclaw_mcp/domain/openclaw_tools/reference_texts.py" in names
 
 
 def test_a_fresh_venv_runs_it_beside_the_pypi_entrypoints_and_domain(wheel: Path, tmp_path: Path) -> None:
