@@ -8,19 +8,23 @@
 * :func:`serve_stdio` — one JSON-RPC session over the process's stdin/stdout (or injected streams) until
   stdin ends, SIGINT or SIGTERM: reading stops, in-flight calls settle unanswered (the SDK closes the
   transport before draining; at most ``drain_timeout`` s), return.
-* :func:`run_tools_command` — a server command's failure contract: any error is one
-  ``<prefix><message>`` line on stderr (redacted) and exit 1, never a traceback.
+* :func:`run_tools_server` — a server command's defaults and failure contract: any error is one
+  ``<prefix><message>`` line on stderr (redacted) and exit 1, never a traceback; :func:`console_main` — its
+  console script.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Final
+import os
+import sys
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Final, TextIO
 
 import anyio
 
 from openclaw_mcp.application.tool_boundary import CancelSignal
 from openclaw_mcp.domain.catalog_text import format_error_message
+from openclaw_mcp.entrypoints.containers import Container, create_container
 from openclaw_mcp.entrypoints.rpc_session import (
     InvalidParams,
     Pending,
@@ -36,12 +40,24 @@ from openclaw_mcp.entrypoints.serve.jsonrpc import (
     error_response,
     result_response,
 )
-from openclaw_mcp.entrypoints.serve.transport import ByteSink, ByteSource, FdSink, FdSource, StdioTransport
+from openclaw_mcp.entrypoints.serve.transport import ByteSink, ByteSource, StdioTransport, process_stdio
 from openclaw_mcp.entrypoints.stdio_process import Stderr, watch_signals
 
-__all__ = ["CAPABILITIES", "ToolCall", "ToolsServer", "run_tools_command", "serve_stdio"]
+__all__ = [
+    "CAPABILITIES",
+    "DRAIN_TIMEOUT_S",
+    "ServeCommand",
+    "ToolCall",
+    "ToolsServer",
+    "console_main",
+    "run_tools_server",
+    "serve_stdio",
+]
 
 CAPABILITIES: Final[dict[str, Any]] = {"tools": {}}
+DRAIN_TIMEOUT_S: Final = 30.0
+"""How long shutdown waits for in-flight tool calls before cancelling them (decision: the reference waits
+without bound; a hung tool should not keep a server whose client is gone alive forever)."""
 _METHODS: Final = frozenset({"initialize", "ping", "tools/list", "tools/call"})
 
 ToolCall = Callable[[str, "Mapping[str, Any] | None", CancelSignal], Awaitable[dict[str, Any]]]
@@ -110,15 +126,10 @@ async def serve_stdio(
 ) -> int:
     """Serve ``server`` until stdin ends or a signal arrives; drain, then return exit status 0. ``None``
     streams are the process's file descriptors 0 and 1 (stdout is given back to Python afterwards)."""
-    fd_sink = fd_source = None
-    if stdout is None:
-        stdout = fd_sink = FdSink(1)
-    if stdin is None:
-        stdin = fd_source = FdSource(0)
     shutdown = anyio.Event()
-    transport = StdioTransport(stdin, stdout, on_close=shutdown.set)
-    session = RpcSession(transport, server.respond, drain_timeout=drain_timeout, answer_while_draining=False)
-    try:
+    with process_stdio(stdin, stdout) as (source, sink):
+        transport = StdioTransport(source, sink, on_close=shutdown.set)
+        session = RpcSession(transport, server.respond, drain_timeout=drain_timeout, answer_while_draining=False)
         async with anyio.create_task_group() as tg:
             await tg.start(session.run)
             if handle_signals:
@@ -126,18 +137,46 @@ async def serve_stdio(
             await shutdown.wait()
             await session.close()
             tg.cancel_scope.cancel()
-    finally:
-        if fd_source is not None:
-            fd_source.close()
-        if fd_sink is not None:
-            fd_sink.restore()
     return 0
 
 
-async def run_tools_command(prefix: str, err: Stderr, serve: Callable[[], Awaitable[int]]) -> int:
-    """``serve()``'s exit status; any exception is the one line ``<prefix><message>`` (redacted) and 1."""
+ServeCommand = Callable[
+    [Mapping[str, str], Sequence[str], Stderr, Container, "ByteSource | None", "ByteSink | None", bool],
+    Awaitable[int],
+]
+"""``(env, argv, stderr, container, stdin, stdout, handle_signals) → exit status``: one server command."""
+
+
+async def run_tools_server(
+    prefix: str,
+    serve: ServeCommand,
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    *,
+    stdin: ByteSource | None = None,
+    stdout: ByteSink | None = None,
+    stderr: TextIO | None = None,
+    container: Container | None = None,
+    handle_signals: bool = True,
+) -> int:
+    """Run the server command ``serve`` for ``argv`` (the arguments after the command) and return its exit
+    status; any exception is the one line ``<prefix><message>`` (redacted) and 1, never a traceback.
+
+    Defaults: the process's stdin/stdout file descriptors and ``sys.stderr``, a container configured from
+    ``env``, SIGINT/SIGTERM handlers."""
+    err = Stderr(stderr if stderr is not None else sys.stderr)
     try:
-        return await serve()
+        return await serve(env, argv, err, container or create_container(env), stdin, stdout, handle_signals)
     except Exception as exc:  # the command's one failure line, never a traceback
         err.redacted(prefix + format_error_message(exc))
         return 1
+
+
+def console_main(run: Callable[[list[str], dict[str, str]], Awaitable[int]], argv: Sequence[str] | None) -> None:
+    """A console script: ``run(argv, os.environ)`` with the library loggers configured, exit with its status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    env = dict(os.environ)
+    from openclaw_mcp.entrypoints.logging_setup import ensure_logging  # library records: one line each
+
+    ensure_logging(env)
+    sys.exit(anyio.run(run, args, env))

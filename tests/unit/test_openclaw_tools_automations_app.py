@@ -4,16 +4,14 @@ t7–t12 at the port level)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 import pytest
 
+from openclaw_mcp.adapters.memory.gateway_caller import InMemoryGatewayCaller
 from openclaw_mcp.application.openclaw_tools._automations import AutomationsTool
 from openclaw_mcp.application.ports.gateway import (
-    GatewayCaller,
     GatewayCallTarget,
     GatewayClosed,
     GatewayError,
@@ -31,41 +29,19 @@ STATUS = {"enabled": True, "triggersEnabled": True, "storage": "sqlite", "jobs":
 SE_JOB = {"schedule": {"kind": "every", "everyMs": 60000}, "payload": {"kind": "systemEvent", "text": "x"}}
 
 
-@dataclass
-class Call:
-    target: GatewayCallTarget
-    method: str
-    params: dict[str, Any]
-    scopes: list[str]
-    timeout_ms: int
+def fake_caller(answers: dict[str, Any] | None = None, error: GatewayError | None = None) -> InMemoryGatewayCaller:
+    """The in-memory caller (no auth check): ``answers`` per method, or every call raising ``error``."""
+    caller = InMemoryGatewayCaller()
+    for method, payload in (answers or {}).items():
+        caller.answer(method, payload)
+    if error is not None:
 
+        def fail(_params: Any) -> Any:
+            raise error
 
-@dataclass
-class FakeGatewayCaller:
-    """Implements ``GatewayCaller``: records calls, answers from ``answers`` or raises ``error``."""
-
-    answers: dict[str, Any] = field(default_factory=dict)
-    error: GatewayError | None = None
-    calls: list[Call] = field(default_factory=list)
-
-    async def call(
-        self,
-        target: GatewayCallTarget,
-        method: str,
-        params: dict[str, Any],
-        *,
-        scopes: Sequence[str],
-        timeout_ms: int,
-        log: Callable[[str], None],
-    ) -> Any:
-        self.calls.append(Call(target, method, params, list(scopes), timeout_ms))
-        if self.error is not None:
-            raise self.error
-        return self.answers.get(method)
-
-
-if TYPE_CHECKING:
-    _: GatewayCaller = FakeGatewayCaller()
+        for method in ("cron.status", "chat.history"):
+            caller.handle(method, fail)
+    return caller
 
 
 def token_config(token: str = "tok123") -> dict[str, Any]:
@@ -73,7 +49,7 @@ def token_config(token: str = "tok123") -> dict[str, Any]:
 
 
 def make_tool(
-    caller: FakeGatewayCaller, config: dict[str, Any] | None = None, env: dict[str, str] | None = None
+    caller: InMemoryGatewayCaller, config: dict[str, Any] | None = None, env: dict[str, str] | None = None
 ) -> AutomationsTool:
     return AutomationsTool(
         session_key="agent:main:main",
@@ -98,7 +74,7 @@ def text(result: dict[str, Any]) -> str:
 
 
 async def test_status_returns_the_payload_as_a_json_result() -> None:
-    caller = FakeGatewayCaller(answers={"cron.status": STATUS})
+    caller = fake_caller(answers={"cron.status": STATUS})
     tool = make_tool(caller)
     first, second = await call(tool, {"action": "status"}), await call(tool, {"action": "status"})
     for result in (first, second):
@@ -107,12 +83,12 @@ async def test_status_returns_the_payload_as_a_json_result() -> None:
         assert text(result).startswith('{\n  "enabled": true,\n')
     assert [c.method for c in caller.calls] == ["cron.status", "cron.status"]
     sent = caller.calls[0]
-    assert sent.params == {} and sent.scopes == ["operator.read"] and sent.timeout_ms == 60000
+    assert sent.params == {} and sent.scopes == ("operator.read",) and sent.timeout_ms == 60000
     assert sent.target == GatewayCallTarget(url=f"ws://127.0.0.1:{PORT}", token="tok123")
 
 
 async def test_identity_gated_actions_send_nothing() -> None:
-    caller = FakeGatewayCaller()
+    caller = fake_caller()
     tool = make_tool(caller)
     for args in ({"action": "list"}, {"action": "add", "job": SE_JOB}, {"action": "wake", "text": "hi"}):
         result = await call(tool, args)
@@ -121,28 +97,28 @@ async def test_identity_gated_actions_send_nothing() -> None:
 
 
 async def test_add_with_context_messages_requests_history_then_fails() -> None:
-    caller = FakeGatewayCaller(answers={"chat.history": {"messages": []}})
+    caller = fake_caller(answers={"chat.history": {"messages": []}})
     result = await call(make_tool(caller), {"action": "add", "contextMessages": 3, "job": SE_JOB})
     assert text(result) == IDENTITY and result["isError"] is True
     assert [(c.method, c.params, c.scopes) for c in caller.calls] == [
-        ("chat.history", {"sessionKey": "agent:main:main", "agentId": "main", "limit": 3}, ["operator.read"])
+        ("chat.history", {"sessionKey": "agent:main:main", "agentId": "main", "limit": 3}, ("operator.read",))
     ]
 
 
 async def test_history_errors_are_ignored() -> None:
-    caller = FakeGatewayCaller(error=GatewayUnreachable("connect ECONNREFUSED", "ECONNREFUSED"))
+    caller = fake_caller(error=GatewayUnreachable("connect ECONNREFUSED", "ECONNREFUSED"))
     result = await call(make_tool(caller), {"action": "add", "contextMessages": 3, "job": SE_JOB})
     assert text(result) == IDENTITY
 
 
 async def test_history_without_credentials_is_skipped_and_still_fails_with_identity() -> None:
-    caller = FakeGatewayCaller()
+    caller = fake_caller()
     result = await call(make_tool(caller, config={}), {"action": "add", "contextMessages": 3, "job": SE_JOB})
     assert text(result) == IDENTITY and caller.calls == []
 
 
 async def test_refused_connection_gives_the_refused_block() -> None:
-    caller = FakeGatewayCaller(error=GatewayUnreachable("connect ECONNREFUSED 127.0.0.1", "ECONNREFUSED"))
+    caller = fake_caller(error=GatewayUnreachable("connect ECONNREFUSED 127.0.0.1", "ECONNREFUSED"))
     result = await call(make_tool(caller), {"action": "status"})
     assert result["isError"] is True
     assert text(result) == (
@@ -153,19 +129,19 @@ async def test_refused_connection_gives_the_refused_block() -> None:
 
 
 async def test_refused_override_names_the_cli_source_without_bind() -> None:
-    caller = FakeGatewayCaller(error=GatewayUnreachable("refused", "ECONNREFUSED"))
+    caller = fake_caller(error=GatewayUnreachable("refused", "ECONNREFUSED"))
     result = await call(make_tool(caller), {"action": "status", "gatewayUrl": f"ws://localhost:{PORT}"})
     assert text(result).endswith(f"Gateway target: ws://localhost:{PORT}\nSource: cli --url\nConfig: {CONFIG_PATH}")
     assert caller.calls[0].target.token == "tok123"
 
 
 async def test_other_socket_errors_keep_their_message() -> None:
-    caller = FakeGatewayCaller(error=GatewayUnreachable("self-signed certificate", "DEPTH_ZERO_SELF_SIGNED_CERT"))
+    caller = fake_caller(error=GatewayUnreachable("self-signed certificate", "DEPTH_ZERO_SELF_SIGNED_CERT"))
     assert text(await call(make_tool(caller), {"action": "status"})) == "Tool error: self-signed certificate"
 
 
 async def test_timeout_gives_the_timeout_text_and_details() -> None:
-    caller = FakeGatewayCaller(error=GatewayTimeout("gateway timeout after 1500ms"))
+    caller = fake_caller(error=GatewayTimeout("gateway timeout after 1500ms"))
     result = await call(make_tool(caller), {"action": "status", "timeoutMs": 1500})
     assert caller.calls[0].timeout_ms == 1500
     assert text(result) == (
@@ -175,20 +151,20 @@ async def test_timeout_gives_the_timeout_text_and_details() -> None:
 
 
 async def test_closed_socket_appends_the_details() -> None:
-    caller = FakeGatewayCaller(error=GatewayClosed("gateway closed (1006): no close reason"))
+    caller = fake_caller(error=GatewayClosed("gateway closed (1006): no close reason"))
     result = await call(make_tool(caller), {"action": "status"})
     assert text(result).startswith("Tool error: gateway closed (1006): no close reason\nGateway target: ")
 
 
 async def test_rejected_connect_gives_the_gateway_message() -> None:
     message = "unauthorized: gateway token mismatch (provide gateway auth token)"
-    caller = FakeGatewayCaller(error=GatewayRequestError(message, "INVALID_REQUEST"))
+    caller = fake_caller(error=GatewayRequestError(message, "INVALID_REQUEST"))
     result = await call(make_tool(caller, config=token_config("wrong")), {"action": "status"})
     assert result == {"content": [{"type": "text", "text": f"Tool error: {message}"}], "isError": True}
 
 
 async def test_missing_credentials_fail_before_any_socket() -> None:
-    caller = FakeGatewayCaller()
+    caller = fake_caller()
     result = await call(make_tool(caller, config={}), {"action": "status"})
     assert text(result) == (
         "Tool error: gateway cron.status requires credentials before opening a websocket\n"
@@ -199,7 +175,7 @@ async def test_missing_credentials_fail_before_any_socket() -> None:
 
 
 async def test_override_errors_are_redacted_like_the_reference() -> None:
-    caller = FakeGatewayCaller()
+    caller = fake_caller()
     config = {"gateway": {"port": PORT, "auth": {"mode": "password", "password": "pw"}}}
     result = await call(make_tool(caller, config=config), {"action": "status", "gatewayUrl": f"ws://127.0.0.1:{PORT}"})
     assert text(result) == (
@@ -212,14 +188,14 @@ async def test_override_errors_are_redacted_like_the_reference() -> None:
 
 
 async def test_password_mode_sends_the_password() -> None:
-    caller = FakeGatewayCaller(answers={"cron.status": STATUS})
+    caller = fake_caller(answers={"cron.status": STATUS})
     config = {"gateway": {"port": PORT, "auth": {"mode": "password", "password": "pw"}}}
     await call(make_tool(caller, config=config), {"action": "status"})
     assert caller.calls[0].target == GatewayCallTarget(url=f"ws://127.0.0.1:{PORT}", password="pw")
 
 
 async def test_local_errors_and_url_errors_send_nothing() -> None:
-    caller = FakeGatewayCaller()
+    caller = fake_caller()
     tool = make_tool(caller)
     assert text(await call(tool, None)) == "Tool error: action required"
     invalid = await call(tool, {"action": "status", "gatewayUrl": "not a url"})

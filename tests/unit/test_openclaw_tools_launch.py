@@ -14,6 +14,7 @@ from openclaw_mcp.domain.openclaw_tools.launch import Launch, SystemAgentLaunch,
 from openclaw_mcp.domain.openclaw_tools.reference_texts import OPENCLAW_TEXTS
 from openclaw_mcp.domain.plugin_tools.launch import LaunchError
 from openclaw_mcp.domain.tool_policy import allowed_by_policies, requester_tool_policies
+from tests.fixtures.openclaw_tools import FINGERPRINTS, TEXTS_FINGERPRINT
 
 KEY = {"OPENCLAW_TOOLS_MCP_AGENT_SESSION_KEY": "agent:main:main"}
 SELECTION_ERROR = "OPENCLAW_TOOLS_MCP_TOOLS must be a comma list of: cron, openclaw"
@@ -21,14 +22,6 @@ PAIRING_ERROR = (
     "OPENCLAW_TOOLS_MCP_AGENT_SESSION_KEY must be a canonical agent session key or have a matching explicit "
     "OpenClaw owner"
 )
-FINGERPRINTS = {  # spec §4
-    "A": ("47bae24deaf475613396e3fbbf06abf63c4e76996b3f34c744fa8a01615b63f2",
-          "1d47719855fbbf429b49c44e43db7a3a57847c0d9e95baae867124546d2811c4"),
-    "B": ("d87f10b358329c8036e5f4bca36a66f3decb14e65517859f72502011d3877c86",
-          "200d2e9d4628c343ce5b6984bc334027ff45a09e1a760e348ade5d7b71f59f1d"),
-    "C": ("a0766b90196e82dbdf50d355665b35cb44230ebc9755760b7a5de4728618a69a",
-          "40ae19017ba6cefea76724d8185cbcdaf5ee9e2b5c008cc5568f4df720d2b035"),
-}  # fmt: skip
 
 
 def _canonical(value: Any) -> str:
@@ -134,7 +127,7 @@ def test_catalog_entries_are_fresh_copies() -> None:
 def test_the_fixed_texts_match_the_reference_dump_fingerprint() -> None:
     dump = {label: {"content": [{"type": "text", "text": text}]} for label, text in OPENCLAW_TEXTS.items()}
     digest = hashlib.sha256(_canonical(dump).encode()).hexdigest()
-    assert digest == "b233c11844125e323ebb04bf74d8f04a37d89333f399ac089ed830f4f50f0883"
+    assert digest == TEXTS_FINGERPRINT
 
 
 GROUP = "agent:main:telegram:group:-100123"

@@ -17,7 +17,6 @@ read the Gateway's own certificate to pin it.
 from __future__ import annotations
 
 import ipaddress
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,6 +24,13 @@ from typing import Any, Final
 
 from openclaw_mcp.application.bridge.errors import GatewayTargetError
 from openclaw_mcp.domain.bridge.conversations import opt_str
+from openclaw_mcp.domain.gateway_port import (
+    DEFAULT_GATEWAY_PORT,
+    config_section,
+    first_present,
+    resolve_gateway_port,
+    trim_credential,
+)
 from openclaw_mcp.domain.redaction import redact_sensitive_url
 from openclaw_mcp.jscompat.jsjson import js_number
 from openclaw_mcp.jscompat.text import js_trim
@@ -37,11 +43,8 @@ __all__ = [
     "resolve_gateway_target",
 ]
 
-DEFAULT_GATEWAY_PORT: Final = 18789
 
-_ENV_REFERENCE: Final = re.compile(r"(?<!\$)\$\{[A-Z_][A-Z0-9_]*\}")
 _ENV_TEMPLATE: Final = re.compile(r"\$\{([A-Z][A-Z0-9_]{0,127})\}|\$([A-Z][A-Z0-9_]{0,127})")
-_PROFILE_NAME: Final = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}")
 _HEX_FINGERPRINT: Final = re.compile(r"[a-fA-F0-9]{64}")
 _COLON_FINGERPRINT: Final = re.compile(r"(?:[a-fA-F0-9]{2}:){31}[a-fA-F0-9]{2}")
 
@@ -57,59 +60,7 @@ class GatewayTarget:
     tls_fingerprint: str | None = None
 
 
-def _section(value: object, key: str) -> Mapping[str, Any]:
-    if isinstance(value, Mapping):
-        inner = value.get(key)
-        if isinstance(inner, Mapping):
-            return inner
-    return {}
-
-
 # --- port (paths.ts resolveGatewayPort) ----------------------------------------------------------------
-
-
-def _tcp_port(raw: str) -> int | None:
-    if not raw.isascii() or not raw.isdigit():
-        return None
-    port = int(raw)
-    return port if 0 <= port <= 65535 else None
-
-
-def _port_from_env(raw: str | None) -> int | None:
-    trimmed = js_trim(raw) if raw is not None else ""
-    if not trimmed:
-        return None
-    if trimmed.isascii() and trimmed.isdigit():
-        return _tcp_port(trimmed)
-    bracketed = re.fullmatch(r"\[[^\]]+\]:(\d+)", trimmed)
-    if bracketed:
-        return _tcp_port(bracketed.group(1))
-    first, last = trimmed.find(":"), trimmed.rfind(":")
-    if first <= 0 or first != last:
-        return None
-    return _tcp_port(trimmed[first + 1 :])
-
-
-def _fnv1a(data: bytes) -> int:
-    value = 2166136261
-    for byte in data:
-        value = ((value ^ byte) * 16777619) & 0xFFFFFFFF
-    return value
-
-
-def resolve_gateway_port(config: Mapping[str, Any], env: Mapping[str, str]) -> int | float:
-    """``$OPENCLAW_GATEWAY_PORT`` (digits or ``host:port``) → config ``gateway.port`` (> 0) → a port derived
-    from a named ``$OPENCLAW_PROFILE`` → 18789."""
-    from_env = _port_from_env(env.get("OPENCLAW_GATEWAY_PORT"))
-    if from_env is not None:
-        return from_env
-    port = _section(config, "gateway").get("port")
-    if isinstance(port, int | float) and not isinstance(port, bool) and math.isfinite(port) and port > 0:
-        return port
-    profile = js_trim(env.get("OPENCLAW_PROFILE") or "")
-    if not profile or profile.lower() == "default" or not _PROFILE_NAME.fullmatch(profile):
-        return DEFAULT_GATEWAY_PORT
-    return 20000 + _fnv1a(profile.encode("utf-8")) % 40000
 
 
 # --- plaintext rule (net.ts isSecureWebSocketUrl) ------------------------------------------------------
@@ -225,14 +176,6 @@ class _Input:
     value: str | None = None
 
 
-def _trim_credential(value: object) -> str | None:
-    """``trimCredentialToUndefined``: a trimmed string, rejected when it still holds a ``${VAR}`` placeholder."""
-    trimmed = opt_str(value)
-    if trimmed is not None and _ENV_REFERENCE.search(trimmed):
-        return None
-    return trimmed
-
-
 def _env_ref_id(value: object) -> str | None:
     """The env variable an env secret reference names (``{"source":"env","id":…}``, ``$NAME``, ``${NAME}``)."""
     if isinstance(value, Mapping):
@@ -261,18 +204,14 @@ def _credential_input(value: object, env: Mapping[str, str]) -> _Input:
     if _is_secret_ref(value):
         return _Input(configured=True)
     if isinstance(value, str):
-        return _Input(configured=opt_str(value) is not None, value=_trim_credential(value))
+        return _Input(configured=opt_str(value) is not None, value=trim_credential(value))
     return _Input()
 
 
-def _first(*values: str | None) -> str | None:
-    return next((value for value in values if value), None)
-
-
 def _config_credentials(config: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str | None, str | None]:
-    gateway = _section(config, "gateway")
-    auth = _section(gateway, "auth")
-    remote = _section(gateway, "remote")
+    gateway = config_section(config, "gateway")
+    auth = config_section(gateway, "auth")
+    remote = config_section(gateway, "remote")
     env_token = opt_str(env.get("OPENCLAW_GATEWAY_TOKEN"))
     env_password = opt_str(env.get("OPENCLAW_GATEWAY_PASSWORD"))
     local_token = _credential_input(auth.get("token"), env)
@@ -280,12 +219,14 @@ def _config_credentials(config: Mapping[str, Any], env: Mapping[str, str]) -> tu
     remote_token = _credential_input(remote.get("token"), env)
     remote_password = _credential_input(remote.get("password"), env)
     if gateway.get("mode") == "remote":
-        token = _first(remote_token.value, env_token, local_token.value)
-        password = _first(env_password, remote_password.value, local_password.value)
+        token = first_present(remote_token.value, env_token, local_token.value)
+        password = first_present(env_password, remote_password.value, local_password.value)
         return token, password
     password_fallback = None if auth.get("mode") == "trusted-proxy" else remote_password.value
-    token = _first(local_token.value, env_token, None if local_token.configured else remote_token.value)
-    password = _first(local_password.value, env_password, None if local_password.configured else password_fallback)
+    token = first_present(local_token.value, env_token, None if local_token.configured else remote_token.value)
+    password = first_present(
+        local_password.value, env_password, None if local_password.configured else password_fallback
+    )
     return token, password
 
 
@@ -314,7 +255,7 @@ def resolve_gateway_target(
     """The Gateway URL (``--url`` → ``$OPENCLAW_GATEWAY_URL`` → remote config URL → local loopback) and the
     credentials sent in ``connect`` (§3.5). Raises ``GatewayTargetError`` for a plaintext ``ws://`` URL to a
     non-private host (the reference's multi-line ``SECURITY ERROR`` message) or an invalid TLS pin."""
-    gateway = _section(config, "gateway")
+    gateway = config_section(config, "gateway")
     override_source: str | None = None
     override = opt_str(cli_url)
     if override is not None:
@@ -324,8 +265,8 @@ def resolve_gateway_target(
         if override is not None:
             override_source = "env"
     remote_mode = gateway.get("mode") == "remote"
-    remote_url = opt_str(_section(gateway, "remote").get("url")) if remote_mode else None
-    tls_enabled = _section(gateway, "tls").get("enabled") is True
+    remote_url = opt_str(config_section(gateway, "remote").get("url")) if remote_mode else None
+    tls_enabled = config_section(gateway, "tls").get("enabled") is True
     port = resolve_gateway_port(config, env)
     local_url = f"{'wss' if tls_enabled else 'ws'}://127.0.0.1:{js_number(port)}"
     if override is not None:
@@ -342,7 +283,7 @@ def resolve_gateway_target(
 
     fingerprint: str | None = None
     if remote_mode and source in ("config gateway.remote.url", "env OPENCLAW_GATEWAY_URL"):
-        pin = _section(gateway, "remote").get("tlsFingerprint")
+        pin = config_section(gateway, "remote").get("tlsFingerprint")
         if pin:
             fingerprint = _tls_fingerprint(pin)
 

@@ -21,12 +21,17 @@ absent), ``gateway.tailscale`` and ``gateway.controlUi`` are ignored.
 from __future__ import annotations
 
 import ipaddress
-import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from openclaw_mcp.domain.gateway_port import (
+    DEFAULT_GATEWAY_PORT,
+    config_section,
+    first_present,
+    resolve_gateway_port,
+    trim_credential,
+)
 from openclaw_mcp.domain.redaction import redact_sensitive_url
 from openclaw_mcp.jscompat.jsjson import js_number
 from openclaw_mcp.jscompat.text import js_trim, js_trim_or_none
@@ -49,12 +54,9 @@ __all__ = [
     "unreachable_message",
 ]
 
-DEFAULT_GATEWAY_PORT: Final = 18789
 UNREACHABLE_CODES: Final = frozenset(
     {"ECONNREFUSED", "ECONNRESET", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "ETIMEDOUT"}
 )
-_PROFILE_NAME: Final = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}")
-_ENV_REFERENCE: Final = re.compile(r"(?<!\$)\$\{[A-Z_][A-Z0-9_]*\}")
 
 TargetKind = Literal["local", "remote"]
 
@@ -73,46 +75,7 @@ class GatewayTargetError(Exception):
         return f"{self.message} | {self.code}" if self.code else self.message
 
 
-def _section(value: object, key: str) -> Mapping[str, Any]:
-    if isinstance(value, Mapping):
-        inner = value.get(key)
-        if isinstance(inner, Mapping):
-            return inner
-    return {}
-
-
 # --- port (paths.ts resolveGatewayPort) -------------------------------------------------------------------
-
-
-def _port_from_env(raw: str | None) -> int | None:
-    text = js_trim(raw) if raw is not None else ""
-    match = re.fullmatch(r"(?:\[[^\]]+\]:|[^:\[\]]+:)?(\d+)", text)
-    if not match or not match.group(1).isascii():
-        return None
-    port = int(match.group(1))
-    return port if port <= 65535 else None
-
-
-def _fnv1a(data: bytes) -> int:
-    value = 2166136261
-    for byte in data:
-        value = ((value ^ byte) * 16777619) & 0xFFFFFFFF
-    return value
-
-
-def resolve_gateway_port(config: Mapping[str, Any], env: Mapping[str, str]) -> int | float:
-    """``OPENCLAW_GATEWAY_PORT`` (digits or ``host:port``) > ``gateway.port`` (> 0) > a port derived from a
-    named ``OPENCLAW_PROFILE`` > 18789 (§6.3)."""
-    from_env = _port_from_env(env.get("OPENCLAW_GATEWAY_PORT"))
-    if from_env is not None:
-        return from_env
-    port = _section(config, "gateway").get("port")
-    if isinstance(port, int | float) and not isinstance(port, bool) and math.isfinite(port) and port > 0:
-        return port
-    profile = js_trim(env.get("OPENCLAW_PROFILE") or "")
-    if not profile or profile.lower() == "default" or not _PROFILE_NAME.fullmatch(profile):
-        return DEFAULT_GATEWAY_PORT
-    return 20000 + _fnv1a(profile.encode("utf-8")) % 40000
 
 
 # --- gatewayUrl validation (gateway.ts) -------------------------------------------------------------------
@@ -151,7 +114,7 @@ def _override_rejected(port: int | float) -> GatewayTargetError:
 
 
 def _remote_key(config: Mapping[str, Any]) -> str | None:
-    remote_url = js_trim_or_none(_section(_section(config, "gateway"), "remote").get("url"))
+    remote_url = js_trim_or_none(config_section(config_section(config, "gateway"), "remote").get("url"))
     if remote_url is None:
         return None
     try:
@@ -179,18 +142,6 @@ def _validate_override(raw: str, config: Mapping[str, Any], env: Mapping[str, st
 # --- credentials (credentials.ts) -------------------------------------------------------------------------
 
 
-def _trim_credential(value: object) -> str | None:
-    """``trimCredentialToUndefined``: a trimmed string, rejected while it still holds a ``${VAR}``."""
-    trimmed = js_trim_or_none(value)
-    if trimmed is not None and _ENV_REFERENCE.search(trimmed):
-        return None
-    return trimmed
-
-
-def _first(*values: str | None) -> str | None:
-    return next((value for value in values if value), None)
-
-
 @dataclass(frozen=True, slots=True)
 class _Secrets:
     token: str | None = None
@@ -202,46 +153,48 @@ def _config_secrets(
 ) -> _Secrets:
     """``resolveGatewayCredentialsFromConfig`` for a mode: local → config beats env; remote → the remote
     secrets (``remote_only``), else remote token > env > local, env password > remote > local."""
-    gateway = _section(config, "gateway")
-    auth, remote = _section(gateway, "auth"), _section(gateway, "remote")
+    gateway = config_section(config, "gateway")
+    auth, remote = config_section(gateway, "auth"), config_section(gateway, "remote")
     env_token = js_trim_or_none(env.get("OPENCLAW_GATEWAY_TOKEN"))
     env_password = js_trim_or_none(env.get("OPENCLAW_GATEWAY_PASSWORD"))
-    local_token, local_password = _trim_credential(auth.get("token")), _trim_credential(auth.get("password"))
-    remote_token, remote_password = _trim_credential(remote.get("token")), _trim_credential(remote.get("password"))
+    local_token, local_password = trim_credential(auth.get("token")), trim_credential(auth.get("password"))
+    remote_token, remote_password = trim_credential(remote.get("token")), trim_credential(remote.get("password"))
     if kind == "local":
         token_configured = js_trim_or_none(auth.get("token")) is not None
         password_configured = js_trim_or_none(auth.get("password")) is not None
         password_fallback = None if auth.get("mode") == "trusted-proxy" else remote_password
         return _Secrets(
-            token=_first(local_token, env_token, None if token_configured else remote_token),
-            password=_first(local_password, env_password, None if password_configured else password_fallback),
+            token=first_present(local_token, env_token, None if token_configured else remote_token),
+            password=first_present(local_password, env_password, None if password_configured else password_fallback),
         )
     if remote_only:
         return _Secrets(token=remote_token, password=remote_password)
     return _Secrets(
-        token=_first(remote_token, env_token, local_token),
-        password=_first(env_password, remote_password, local_password),
+        token=first_present(remote_token, env_token, local_token),
+        password=first_present(env_password, remote_password, local_password),
     )
 
 
 def _auth_mode(config: Mapping[str, Any], env: Mapping[str, str]) -> str:
     """``resolveGatewayAuth(...).mode``: the configured mode, else ``password`` when a password resolves
     (config first, then env), else ``token``."""
-    auth = _section(_section(config, "gateway"), "auth")
+    auth = config_section(config_section(config, "gateway"), "auth")
     mode = auth.get("mode")
     if isinstance(mode, str) and mode:
         return mode
-    password = _first(_trim_credential(auth.get("password")), js_trim_or_none(env.get("OPENCLAW_GATEWAY_PASSWORD")))
+    password = first_present(
+        trim_credential(auth.get("password")), js_trim_or_none(env.get("OPENCLAW_GATEWAY_PASSWORD"))
+    )
     return "password" if password else "token"
 
 
 def _allows_tailscale(config: Mapping[str, Any], mode: str) -> bool:
     """``allowTailscale``: configured, else Tailscale ``serve`` with a token-style mode."""
-    gateway = _section(config, "gateway")
-    configured = _section(gateway, "auth").get("allowTailscale")
+    gateway = config_section(config, "gateway")
+    configured = config_section(gateway, "auth").get("allowTailscale")
     if configured is not None:
         return bool(configured)
-    return _section(gateway, "tailscale").get("mode") == "serve" and mode not in ("password", "trusted-proxy")
+    return config_section(gateway, "tailscale").get("mode") == "serve" and mode not in ("password", "trusted-proxy")
 
 
 # --- stage 1: the tool's options --------------------------------------------------------------------------
@@ -261,8 +214,8 @@ class ToolGateway:
 def _default_target(config: Mapping[str, Any], env: Mapping[str, str]) -> TargetKind:
     if js_trim_or_none(env.get("OPENCLAW_GATEWAY_URL")) is not None:
         return "remote"
-    gateway = _section(config, "gateway")
-    if gateway.get("mode") == "remote" and js_trim_or_none(_section(gateway, "remote").get("url")) is not None:
+    gateway = config_section(config, "gateway")
+    if gateway.get("mode") == "remote" and js_trim_or_none(config_section(gateway, "remote").get("url")) is not None:
         return "remote"
     return "local"
 
@@ -336,10 +289,10 @@ def _connection_details(
     override: str | None,
     override_source: str | None,
 ) -> ConnectionDetails:
-    gateway = _section(config, "gateway")
+    gateway = config_section(config, "gateway")
     remote_mode = gateway.get("mode") == "remote"
-    remote_url = js_trim_or_none(_section(gateway, "remote").get("url")) if remote_mode else None
-    scheme = "wss" if _section(gateway, "tls").get("enabled") is True else "ws"
+    remote_url = js_trim_or_none(config_section(gateway, "remote").get("url")) if remote_mode else None
+    scheme = "wss" if config_section(gateway, "tls").get("enabled") is True else "ws"
     bind = gateway.get("bind") if isinstance(gateway.get("bind"), str) else "loopback"
     if override is not None:
         source = "env OPENCLAW_GATEWAY_URL" if override_source == "env" else "cli --url"
@@ -445,7 +398,7 @@ def _call_secrets(
         if env_secrets.token or env_secrets.password:
             return env_secrets
         raise _explicit_auth_error("env", config_path)
-    remote_mode = _section(config, "gateway").get("mode") == "remote"
+    remote_mode = config_section(config, "gateway").get("mode") == "remote"
     return _config_secrets(config, env, "remote" if remote_mode else "local", remote_only=False)
 
 
@@ -462,11 +415,11 @@ def resolve_call_target(
     if not _is_secure_ws_url(details.url, env):
         raise _insecure_url_error(details, env)
     secrets = _call_secrets(config, env, tool.token, override_source, config_path)
-    gateway = _section(config, "gateway")
+    gateway = config_section(config, "gateway")
     if (
         gateway.get("mode") == "remote"
         and override is None
-        and js_trim_or_none(_section(gateway, "remote").get("url")) is None
+        and js_trim_or_none(config_section(gateway, "remote").get("url")) is None
     ):
         raise GatewayTargetError(
             "\n".join(

@@ -38,7 +38,7 @@ from openclaw_mcp.domain.openclaw_tools.gateway_target import (
     resolve_call_target,
     resolve_gateway_port,
 )
-from openclaw_mcp.domain.openclaw_tools.reference_texts import OPENCLAW_TEXTS
+from openclaw_mcp.domain.openclaw_tools.reference_texts import OPENCLAW_TEXTS, TOOLS
 from openclaw_mcp.domain.redaction import redact_sensitive_url
 from openclaw_mcp.domain.tool_policy import normalize_agent_id, resolve_policy_agent_id
 from openclaw_mcp.domain.tool_policy._agents import agent_entry, list_agent_entries
@@ -89,45 +89,11 @@ Operation = dict[str, str]
 OperationClass = Literal["read", "navigation", "persistent"]
 StepKind = Literal["approved", "mismatch", "conflict", "needs-approval", "review"]
 
-ACTIONS: Final = (
-    "status",
-    "models",
-    "agents",
-    "channels",
-    "channel_info",
-    "audit",
-    "validate_config",
-    "doctor",
-    "config_get",
-    "config_schema",
-    "gateway_status",
-    "plugin_list",
-    "plugin_search",
-    "connect_channel",
-    "configure_skills",
-    "configure_search",
-    "configure_gateway",
-    "import_memory",
-    "configure_model_provider",
-    "manage_model_accounts",
-    "open_agent",
-    "open_setup",
-    "setup",
-    "set_default_model",
-    "config_set",
-    "config_set_ref",
-    "create_agent",
-    "create_team",
-    "gateway_start",
-    "gateway_stop",
-    "gateway_restart",
-    "plugin_install",
-    "plugin_activate_artifact",
-    "plugin_uninstall",
-)
-"""The 34 actions in the reference's schema order (§7.1)."""
+_PROPERTIES: Final = TOOLS["C"]["inputSchema"]["properties"]
+ACTIONS: Final[tuple[str, ...]] = tuple(_PROPERTIES["action"]["enum"])
+"""The 34 actions in the reference's schema order (§7.1), read from its generated schema."""
 
-AGENT_ROLES: Final = ("coordinator", "researcher", "writer", "reviewer")
+AGENT_ROLES: Final[tuple[str, ...]] = tuple(_PROPERTIES["role"]["enum"])
 RESERVED_AGENT_IDS: Final = frozenset({"openclaw", "crestodian"})
 """The system agents' roster ids (normalised): ``create_agent`` refuses them."""
 
@@ -162,7 +128,7 @@ PERSISTENT_KINDS: Final = frozenset(
 )
 """Kinds that change state; ``create-agent`` only without ``model`` and with a non-reserved id."""
 
-_SETUP_TARGETS: Final = ("guided", "classic", "channels", "search", "gateway")
+_SETUP_TARGETS: Final[tuple[str, ...]] = tuple(_PROPERTIES["target"]["enum"])
 _SIMPLE_KINDS: Final = {
     "status": "status",
     "models": "models",

@@ -5,7 +5,7 @@ Order (§1.3): the flag (its error wins), the selection, each selected tool's la
 key the config (an invalid config prints the invalid-config block, exit 1) and the requester policies (§3).
 Logging goes to stderr only (secrets redacted); stdout carries MCP frames only. Any error prints
 ``openclaw-tools-serve: <message>`` and exits 1. stdin end, SIGINT and SIGTERM close gracefully: reading stops,
-in-flight calls settle (at most :data:`DRAIN_TIMEOUT_S`), exit 0.
+in-flight calls settle unanswered (at most :data:`DRAIN_TIMEOUT_S`), exit 0.
 
 * :func:`run_openclaw_tools` — the whole command as a coroutine over a container and injectable stdio;
 * :func:`main` — the console script.
@@ -14,18 +14,19 @@ in-flight calls settle (at most :data:`DRAIN_TIMEOUT_S`), exit 0.
 from __future__ import annotations
 
 import functools
-import os
-import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, TextIO
+from typing import TYPE_CHECKING, Any, Final
 
-import anyio
-
-from openclaw_mcp.entrypoints.containers import Container, create_container
-from openclaw_mcp.entrypoints.plugin_tools.cli import DRAIN_TIMEOUT_S
+from openclaw_mcp.entrypoints.containers import Container
 from openclaw_mcp.entrypoints.serve.transport import ByteSink, ByteSource
 from openclaw_mcp.entrypoints.stdio_process import Stderr, load_config_document
-from openclaw_mcp.entrypoints.tools_stdio import ToolsServer, run_tools_command, serve_stdio
+from openclaw_mcp.entrypoints.tools_stdio import (
+    DRAIN_TIMEOUT_S,
+    ToolsServer,
+    console_main,
+    run_tools_server,
+    serve_stdio,
+)
 
 if TYPE_CHECKING:
     from openclaw_mcp.application.openclaw_tools._service import BuiltinTool
@@ -135,33 +136,11 @@ async def _serve(
     )
 
 
-async def run_openclaw_tools(
-    argv: Sequence[str],
-    env: Mapping[str, str],
-    *,
-    stdin: ByteSource | None = None,
-    stdout: ByteSink | None = None,
-    stderr: TextIO | None = None,
-    container: Container | None = None,
-    handle_signals: bool = True,
-) -> int:
-    """Run the server for ``argv`` (the arguments after the command) and return the exit status.
-
-    Defaults: the process's stdin/stdout file descriptors and ``sys.stderr``, a container configured from
-    ``env`` (its ``gateway_caller``, ``gateway_health``, ``config_loader``), SIGINT/SIGTERM handlers."""
-    err = Stderr(stderr if stderr is not None else sys.stderr)
-    return await run_tools_command(
-        FAILURE_PREFIX,
-        err,
-        lambda: _serve(env, argv, err, container or create_container(env), stdin, stdout, handle_signals),
-    )
+run_openclaw_tools: Final = functools.partial(run_tools_server, FAILURE_PREFIX, _serve)
+"""``run_openclaw_tools(argv, env, *, stdin=, stdout=, stderr=, container=, handle_signals=)`` → the exit status
+(:func:`~openclaw_mcp.entrypoints.tools_stdio.run_tools_server`)."""
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     """The ``openclaw-tools`` console script."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    env = dict(os.environ)
-    from openclaw_mcp.entrypoints.logging_setup import ensure_logging  # library records: one line each
-
-    ensure_logging(env)
-    sys.exit(anyio.run(functools.partial(run_openclaw_tools, args, env)))
+    console_main(run_openclaw_tools, argv)

@@ -6,7 +6,7 @@ prints the invalid-config block, exit 1), the plugins (entry points, from the co
 the tool policy; no tool → ``plugin-tools-serve: no plugin tools found`` and the server still serves. Logging
 goes to stderr only (secrets redacted); stdout carries MCP frames only. Any other error prints
 ``plugin-tools-serve: <message>`` and exits 1. stdin end, SIGINT and SIGTERM close gracefully: reading stops,
-in-flight calls settle (at most :data:`DRAIN_TIMEOUT_S`), exit 0.
+in-flight calls settle unanswered (at most :data:`DRAIN_TIMEOUT_S`), exit 0.
 
 * :func:`run_plugin_tools` — the whole command as a coroutine over a container and injectable stdio;
 * :func:`main` — the console script.
@@ -15,25 +15,18 @@ in-flight calls settle (at most :data:`DRAIN_TIMEOUT_S`), exit 0.
 from __future__ import annotations
 
 import functools
-import os
-import sys
 from collections.abc import Mapping, Sequence
-from typing import Final, TextIO
+from typing import Final
 
-import anyio
-
-from openclaw_mcp.entrypoints.containers import Container, create_container
+from openclaw_mcp.entrypoints.containers import Container
 from openclaw_mcp.entrypoints.serve.transport import ByteSink, ByteSource
 from openclaw_mcp.entrypoints.stdio_process import Stderr, load_config_document
-from openclaw_mcp.entrypoints.tools_stdio import run_tools_command, serve_stdio
+from openclaw_mcp.entrypoints.tools_stdio import DRAIN_TIMEOUT_S, console_main, run_tools_server, serve_stdio
 
 __all__ = ["DRAIN_TIMEOUT_S", "FAILURE_PREFIX", "NO_TOOLS_LINE", "main", "run_plugin_tools"]
 
 FAILURE_PREFIX: Final = "plugin-tools-serve: "
 NO_TOOLS_LINE: Final = "plugin-tools-serve: no plugin tools found"
-DRAIN_TIMEOUT_S: Final = 30.0
-"""How long shutdown waits for in-flight tool calls before cancelling them (decision: the reference waits
-without bound; a hung tool should not keep a server whose client is gone alive forever)."""
 
 
 async def _serve(
@@ -75,33 +68,11 @@ async def _serve(
     )
 
 
-async def run_plugin_tools(
-    argv: Sequence[str],
-    env: Mapping[str, str],
-    *,
-    stdin: ByteSource | None = None,
-    stdout: ByteSink | None = None,
-    stderr: TextIO | None = None,
-    container: Container | None = None,
-    handle_signals: bool = True,
-) -> int:
-    """Run the server for ``argv`` (the arguments after the command) and return the exit status.
-
-    Defaults: the process's stdin/stdout file descriptors and ``sys.stderr``, a container configured from
-    ``env`` (its ``plugin_source``: the ``openclaw_mcp.plugins`` entry points), SIGINT/SIGTERM handlers."""
-    err = Stderr(stderr if stderr is not None else sys.stderr)
-    return await run_tools_command(
-        FAILURE_PREFIX,
-        err,
-        lambda: _serve(env, argv, err, container or create_container(env), stdin, stdout, handle_signals),
-    )
+run_plugin_tools: Final = functools.partial(run_tools_server, FAILURE_PREFIX, _serve)
+"""``run_plugin_tools(argv, env, *, stdin=, stdout=, stderr=, container=, handle_signals=)`` → the exit status
+(:func:`~openclaw_mcp.entrypoints.tools_stdio.run_tools_server`)."""
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     """The ``openclaw-plugin-tools`` console script."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    env = dict(os.environ)
-    from openclaw_mcp.entrypoints.logging_setup import ensure_logging  # library records: one line each
-
-    ensure_logging(env)
-    sys.exit(anyio.run(functools.partial(run_plugin_tools, args, env)))
+    console_main(run_plugin_tools, argv)

@@ -18,6 +18,7 @@ Entry points:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
@@ -34,7 +35,7 @@ from openclaw_mcp.entrypoints.containers import Container, create_container
 from openclaw_mcp.entrypoints.serve.dispatcher import McpDispatcher
 from openclaw_mcp.entrypoints.serve.errors import SHUTDOWN_FAILED_MESSAGE, failure_line
 from openclaw_mcp.entrypoints.serve.secrets import resolve_gateway_auth_options
-from openclaw_mcp.entrypoints.serve.transport import ByteSink, ByteSource, FdSink, FdSource, StdioTransport
+from openclaw_mcp.entrypoints.serve.transport import ByteSink, ByteSource, StdioTransport, process_stdio
 from openclaw_mcp.entrypoints.stdio_process import Stderr, load_config_document, watch_signals
 
 if TYPE_CHECKING:
@@ -170,19 +171,9 @@ async def run_serve(
             url=target.url, token=target.token, password=target.password, tls_fingerprint=target.tls_fingerprint
         )
 
-    fd_sink: FdSink | None = None
-    if stdout is None:
-        try:
-            fd = sys.stdout.fileno()
-        except (AttributeError, OSError, ValueError):
-            fd = 1
-        fd_sink = FdSink(fd)
-        stdout = fd_sink
+    stdio = contextlib.ExitStack()
+    stdin, stdout = stdio.enter_context(process_stdio(stdin, stdout))
     shutdown = anyio.Event()
-    fd_source: FdSource | None = None
-    if stdin is None:
-        fd_source = FdSource(0)
-        stdin = fd_source
     built: list[ChannelBridge] = []
 
     def bridge() -> ChannelBridge:
@@ -237,10 +228,7 @@ async def run_serve(
             close_error = await _close(built[0] if built else None, server)
             tg.cancel_scope.cancel()
     finally:
-        if fd_source is not None:
-            fd_source.close()
-        if fd_sink is not None:
-            fd_sink.restore()
+        stdio.close()
     failure = close_error or start_error
     if failure is not None:
         err.redacted(failure_line(failure, env))

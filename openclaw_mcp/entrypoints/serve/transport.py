@@ -16,7 +16,8 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Awaitable, Callable
+import sys
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Final, Protocol
 
 import anyio
@@ -29,6 +30,7 @@ __all__ = [
     "FdSource",
     "StdioTransport",
     "TransportClosed",
+    "process_stdio",
 ]
 
 MAX_LINE_BYTES: Final = 10 * 1024 * 1024
@@ -260,3 +262,26 @@ def _write_error_text(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.errno is not None:
         return f"write {errno.errorcode.get(exc.errno, 'EIO')}"
     return str(exc) or type(exc).__name__
+
+
+@contextlib.contextmanager
+def process_stdio(stdin: ByteSource | None, stdout: ByteSink | None) -> Iterator[tuple[ByteSource, ByteSink]]:
+    """``stdin`` and ``stdout``, or for ``None`` the process's own: file descriptor 0, and the descriptor of
+    ``sys.stdout`` (1 when it has none). On exit the descriptor source is closed and stdout is given back to
+    Python."""
+    fd_source = fd_sink = None
+    if stdin is None:
+        stdin = fd_source = FdSource(0)
+    if stdout is None:
+        try:
+            fd = sys.stdout.fileno()
+        except (AttributeError, OSError, ValueError):
+            fd = 1
+        stdout = fd_sink = FdSink(fd)
+    try:
+        yield stdin, stdout
+    finally:
+        if fd_source is not None:
+            fd_source.close()
+        if fd_sink is not None:
+            fd_sink.restore()
