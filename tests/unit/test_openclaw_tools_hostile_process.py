@@ -15,13 +15,9 @@ from __future__ import annotations
 
 import json
 import os
-import selectors
 import socket
-import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,6 +27,7 @@ from hypothesis import strategies as st
 from openclaw_mcp.domain.openclaw_tools.reference_texts import TOOLS
 from openclaw_mcp.domain.openclaw_tools.system_agent import ACTIONS, AGENT_ROLES
 from tests.docker.gateway_harness import isolated_env
+from tests.fixtures.stdio_lines import LineServer, spawn_line_server
 
 COMMAND = [sys.executable, "-m", "openclaw_mcp.entrypoints.openclaw_tools"]
 READ_TIMEOUT_S = 30.0
@@ -100,49 +97,8 @@ def _assert_tool_result(result: Any) -> None:
         assert result["isError"] is True, result
 
 
-@dataclass
-class Server:
-    process: subprocess.Popen[bytes]
-    stderr: Path
-    next_id: int = 0
-    buffer: bytearray = field(default_factory=bytearray)
-
-    def send_line(self, line: bytes) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(line + b"\n")
-        self.process.stdin.flush()
-
-    def read_message(self) -> dict[str, Any]:
-        assert self.process.stdout is not None
-        fd = self.process.stdout.fileno()
-        with selectors.DefaultSelector() as selector:
-            selector.register(fd, selectors.EVENT_READ)
-            while b"\n" not in self.buffer:
-                if not selector.select(READ_TIMEOUT_S):
-                    raise TimeoutError(f"no answer within {READ_TIMEOUT_S} s")
-                chunk = os.read(fd, 1 << 16)
-                if not chunk:
-                    raise EOFError("the server closed stdout")
-                self.buffer += chunk
-        line, _, rest = bytes(self.buffer).partition(b"\n")
-        self.buffer = bytearray(rest)
-        return _checked_line(line)
-
-    def request(self, method: str, params: Any) -> dict[str, Any]:
-        self.next_id += 1
-        frame: dict[str, Any] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
-        if params is not None:
-            frame["params"] = params
-        self.send_line(json.dumps(frame).encode())
-        while True:
-            message = self.read_message()
-            if message.get("id") == self.next_id:
-                return message
-            _assert_garbage_answer(message)  # a garbage line sent before, answered late
-
-
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LineServer]:
     state = tmp_path_factory.mktemp("hostile-openclaw-tools") / "state"
     state.mkdir()
     config = {"gateway": {"port": PORT, "auth": {"mode": "token", "token": SECRET}}}
@@ -153,25 +109,16 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "OPENCLAW_TOOLS_MCP_AGENT_SESSION_KEY": "agent:main:main",
         "PYTHONPATH": os.pathsep.join(sys.path),
     }
-    with stderr.open("wb") as err:
-        process = subprocess.Popen(
-            COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, env=isolated_env(state, extra=extra)
+    with spawn_line_server(COMMAND, isolated_env(state, extra=extra), stderr) as process:
+        started = LineServer(
+            process, stderr, check=_checked_line, on_other=_assert_garbage_answer, read_timeout_s=READ_TIMEOUT_S
         )
-    try:
-        started = Server(process, stderr)
         initialize = started.request("initialize", INITIALIZE)
         assert initialize["result"]["serverInfo"]["name"] == "openclaw-tools", initialize
         started.send_line(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
         tools = started.request("tools/list", {})["result"]["tools"]
         assert [tool["name"] for tool in tools] == ["automations", "openclaw"]
         yield started
-    finally:
-        if process.poll() is None:
-            process.kill()  # only the process this fixture started, by its handle
-        process.wait(timeout=10)
-        for stream in (process.stdin, process.stdout):
-            if stream is not None:
-                stream.close()
 
 
 def _weighted(*choices: tuple[int, st.SearchStrategy[Any]]) -> st.SearchStrategy[Any]:
@@ -377,7 +324,7 @@ _GARBAGE = st.sampled_from(
     garbage=_weighted((9, st.none()), (1, _GARBAGE)),
 )
 def test_random_calls_are_always_answered_with_frames_and_never_leak_the_token(
-    server: Server, call: tuple[str, Any], garbage: bytes | None
+    server: LineServer, call: tuple[str, Any], garbage: bytes | None
 ) -> None:
     name, arguments = call
     if garbage is not None:
@@ -393,7 +340,7 @@ def test_random_calls_are_always_answered_with_frames_and_never_leak_the_token(
     assert server.process.poll() is None
 
 
-def test_after_the_storm_the_server_answers_and_exits_cleanly(server: Server) -> None:
+def test_after_the_storm_the_server_answers_and_exits_cleanly(server: LineServer) -> None:
     assert server.request("ping", None)["result"] == {}
     assert server.process.stdin is not None
     server.process.stdin.close()

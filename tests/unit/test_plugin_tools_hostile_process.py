@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import json
 import os
-import selectors
-import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,55 +25,15 @@ from hypothesis import strategies as st
 
 from tests.docker.gateway_harness import isolated_env
 from tests.fixtures.plugins import SITE
+from tests.fixtures.stdio_lines import LineServer, spawn_line_server
 
 COMMAND = [str(Path(sys.executable).parent / "openclaw-plugin-tools")]
-READ_TIMEOUT_S = 20.0
 NAMES = ["echo_tool", "fail_tool", "img_tool", "noschema_tool", "raw_tool", "cron", "automations", "ECHO_TOOL"]
 
 
 @dataclass
-class Server:
-    process: subprocess.Popen[bytes]
-    log: Path
-    stderr: Path
-    next_id: int = 0
-    buffer: bytearray = field(default_factory=bytearray)
-
-    def send_line(self, line: bytes) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(line + b"\n")
-        self.process.stdin.flush()
-
-    def read_message(self) -> dict[str, Any]:
-        assert self.process.stdout is not None
-        fd = self.process.stdout.fileno()
-        with selectors.DefaultSelector() as selector:
-            selector.register(fd, selectors.EVENT_READ)
-            while b"\n" not in self.buffer:
-                if not selector.select(READ_TIMEOUT_S):
-                    raise TimeoutError(f"no answer within {READ_TIMEOUT_S} s")
-                chunk = os.read(fd, 1 << 16)
-                if not chunk:
-                    raise EOFError("the server closed stdout")
-                self.buffer += chunk
-        line, _, rest = bytes(self.buffer).partition(b"\n")
-        self.buffer = bytearray(rest)
-        message = json.loads(line)
-        assert isinstance(message, dict), message
-        return message
-
-    def request(self, method: str, params: Any) -> dict[str, Any]:
-        self.next_id += 1
-        frame: dict[str, Any] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
-        if params is not None:
-            frame["params"] = params
-        self.send_line(json.dumps(frame).encode())
-        while True:
-            message = self.read_message()
-            if message.get("id") == self.next_id:
-                return message
-            # the answer to a garbage line sent before: only ever an error
-            assert "error" in message and "result" not in message, message
+class Server(LineServer):
+    log: Path = Path()
 
     def executions(self, tool: str) -> int:
         if not self.log.is_file():
@@ -95,12 +53,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "HOOKPLUG_LOG": str(log),
         "PYTHONPATH": os.pathsep.join([str(SITE), os.environ.get("PYTHONPATH", "")]),
     }
-    with stderr.open("wb") as err:
-        process = subprocess.Popen(
-            COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, env=isolated_env(state, extra=extra)
-        )
-    try:
-        started = Server(process, log, stderr)
+    with spawn_line_server(COMMAND, isolated_env(state, extra=extra), stderr) as process:
+        started = Server(process, stderr, log=log)
         initialize = started.request(
             "initialize",
             {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "h", "version": "1"}},
@@ -108,13 +62,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         assert "result" in initialize, initialize
         started.send_line(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
         yield started
-    finally:
-        if process.poll() is None:
-            process.kill()  # only the process this fixture started, by its handle
-        process.wait(timeout=10)
-        for stream in (process.stdin, process.stdout):
-            if stream is not None:
-                stream.close()
 
 
 _LEAVES = st.one_of(
