@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import selectors
 import signal
 import subprocess
 import sys
@@ -23,6 +22,7 @@ import pytest
 
 from openclaw_mcp.domain.openclaw_tools.system_agent import ACTIONS
 from tests.docker.gateway_harness import isolated_env
+from tests.fixtures.stdio_lines import LineServer, parse_object
 
 COMMAND = [sys.executable, "-m", "openclaw_mcp.entrypoints.openclaw_tools"]
 READ_TIMEOUT_S = 60.0
@@ -43,61 +43,47 @@ ARGUMENTS: dict[str, dict[str, Any]] = {
 
 
 class RawSession:
-    """The server process and every byte it wrote to stdout."""
+    """The server process and every byte it wrote to stdout (read line by line through :class:`LineServer`)."""
 
     def __init__(self, tmp_path: Path, env: dict[str, str], config: dict[str, Any] | None = None) -> None:
         state = tmp_path / "state"
         state.mkdir()
         if config is not None:
             (state / "openclaw.json").write_text(json.dumps(config))
-        self.process = subprocess.Popen(
-            COMMAND,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=isolated_env(state, extra={"PYTHONPATH": os.pathsep.join(sys.path), **env}),
-        )
+        stderr = tmp_path / "stderr.txt"
+        with stderr.open("wb") as stream:
+            self.process = subprocess.Popen(
+                COMMAND,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stream,
+                env=isolated_env(state, extra={"PYTHONPATH": os.pathsep.join(sys.path), **env}),
+            )
         self.raw = bytearray()
-        self.lines: list[bytes] = []
-        self.sent: set[int] = set()
-        self.next_id = 0
+        self.server = LineServer(
+            self.process, stderr, check=self._record, on_other=lambda _message: None, read_timeout_s=READ_TIMEOUT_S
+        )
+
+    def _record(self, line: bytes) -> dict[str, Any]:
+        self.raw += line + b"\n"
+        return parse_object(line)
+
+    @property
+    def sent(self) -> set[int]:
+        """The ids of the requests sent."""
+        return set(range(1, self.server.next_id + 1))
 
     def send(self, message: dict[str, Any]) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps(message).encode() + b"\n")
-        self.process.stdin.flush()
+        self.server.send_line(json.dumps(message).encode())
 
     def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        self.next_id += 1
-        self.sent.add(self.next_id)
-        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
-        while True:
-            message = json.loads(self._read_line())
-            if message.get("id") == self.next_id:
-                return message
-
-    def _read_line(self) -> bytes:
-        assert self.process.stdout is not None
-        fd = self.process.stdout.fileno()
-        with selectors.DefaultSelector() as selector:
-            selector.register(fd, selectors.EVENT_READ)
-            while b"\n" not in self.raw[sum(len(line) + 1 for line in self.lines) :]:
-                if not selector.select(READ_TIMEOUT_S):
-                    raise TimeoutError(f"no answer within {READ_TIMEOUT_S} s")
-                chunk = os.read(fd, 1 << 16)
-                if not chunk:
-                    raise EOFError("the server closed stdout")
-                self.raw += chunk
-        consumed = sum(len(line) + 1 for line in self.lines)
-        line = bytes(self.raw[consumed:]).split(b"\n", 1)[0]
-        self.lines.append(line)
-        return line
+        return self.server.request(method, params)
 
     def finish(self) -> tuple[int, str]:
         """Close stdin (EOF), collect the rest of stdout and all of stderr, and the exit status."""
-        rest, stderr = self.process.communicate(timeout=READ_TIMEOUT_S)
-        self.raw += rest
-        return self.process.returncode, stderr.decode()
+        rest, _ = self.process.communicate(timeout=READ_TIMEOUT_S)
+        self.raw += bytes(self.server.buffer) + rest
+        return self.process.returncode, self.server.stderr.read_text(encoding="utf-8", errors="replace")
 
 
 def _frames_only(raw: bytes, sent: set[int]) -> None:
