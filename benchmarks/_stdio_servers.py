@@ -70,7 +70,7 @@ def reference_or_note() -> Reference | None:
     """The installed reference, or ``None`` after saying that only ours is measured."""
     reference = find_reference()
     if reference is None:
-        print("the reference OpenClaw 2026.9.6 is not installed (bash ../shared/reference/install-openclaw.sh):")
+        print("the reference OpenClaw 2026.9.6 is not installed (bash scripts/install_reference.sh):")
         print("measuring ours only", flush=True)
     return reference
 

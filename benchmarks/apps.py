@@ -281,7 +281,7 @@ def main() -> None:
             return
         reference = find_reference()
         if reference is None:
-            print("reference: not installed (bash ../shared/reference/install-openclaw.sh); ours only")
+            print("reference: not installed (bash scripts/install_reference.sh); ours only")
             return
         sandbox_port = free_port()
         gateway = _reference_gateway(reference, sandbox_port)

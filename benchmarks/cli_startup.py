@@ -1,5 +1,5 @@
 """Cold start of the registry CLI on a 5-server config, ours against the reference OpenClaw 2026.9.6 (when
-installed, see ``shared/reference/install-openclaw.sh``), in the same run:
+installed, see ``scripts/install_reference.sh``), in the same run:
 
     .venv/bin/python benchmarks/cli_startup.py [--runs 15] [--ref-runs 3]
 
@@ -181,7 +181,7 @@ def main() -> int:
         print("ours vs reference:")
         print("\n".join(f"  {line}" for line in ratios))
     else:
-        print("reference not installed (shared/reference/install-openclaw.sh)")
+        print("reference not installed (scripts/install_reference.sh)")
     print(f"target (CPU <= {TARGET_CPU_S} s, RSS <= {TARGET_RSS_MIB:.0f} MiB):")
     print("\n".join(f"  {line}" for line in verdicts))
     return 0

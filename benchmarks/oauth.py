@@ -356,7 +356,7 @@ async def benchmark(runs: int) -> None:
     if reference is not None:
         impls["reference"] = (reference.command(), reference.path_env)
     else:
-        print("reference not installed (bash ../shared/reference/install-openclaw.sh): ours only")
+        print("reference not installed (bash scripts/install_reference.sh): ours only")
     print(f"machine: {os.cpu_count()} cores", flush=True)
     results = {name: Figures() for name in impls}
     authority = OAuthAuthority()

@@ -1,6 +1,6 @@
 """`openclaw-tools`, ours against the reference's `dist/mcp/openclaw-tools-serve.js` (OpenClaw 2026.9.6), in
 the same run, both serving `cron,openclaw` for the session `agent:main:main` (spec openclaw-tools.md) with a
-token-auth config pointing at a fake Gateway (`../shared/spec/check/openclaw-tools/fake_gateway.py`) on loopback.
+token-auth config pointing at a fake Gateway (`tests/reference_cases/check/openclaw-tools/fake_gateway.py`) on loopback.
 
     .venv/bin/python benchmarks/openclaw_tools.py [--runs 3] [--calls 100]
 
@@ -17,7 +17,7 @@ Gateway on a free loopback port, started before the server and stopped by its PI
 
 Prints medians over the runs (latencies: median and p95 over all calls of all runs) and the ratios
 reference / ours; the issue's target is under 0.3 CPU-seconds to `initialize` for ours (the reference answers
-after ≈1.7 s). Without the reference installed (`bash ../shared/reference/install-openclaw.sh`) only our
+after ≈1.7 s). Without the reference installed (`bash scripts/install_reference.sh`) only our
 column is measured.
 """
 
@@ -56,7 +56,7 @@ from benchmarks._stdio_servers import (  # noqa: E402 - after the path setup
 from tests.docker.gateway_harness import isolated_env  # noqa: E402
 from tests.fixtures.ports import free_port  # noqa: E402
 
-FAKE_GATEWAY = ROOT.parent / "shared" / "spec" / "check" / "openclaw-tools" / "fake_gateway.py"
+FAKE_GATEWAY = ROOT / "tests" / "reference_cases" / "check" / "openclaw-tools" / "fake_gateway.py"
 OURS = Path(sys.executable).parent / "openclaw-tools"
 TOKEN = "tok123"
 SERVER_ENV = {"OPENCLAW_TOOLS_MCP_AGENT_SESSION_KEY": "agent:main:main", "OPENCLAW_TOOLS_MCP_TOOLS": "cron,openclaw"}

@@ -1,6 +1,6 @@
 """`openclaw-plugin-tools`, ours against the reference's `dist/mcp/plugin-tools-serve.js` (OpenClaw 2026.9.6),
 in the same run, both serving the test plugin `hookplug` (spec plugin-tools.md §12: the reference loads the
-JavaScript twin `../shared/spec/check/hookplug`, ours the Python fixture plugin of `tests/fixtures/plugins`).
+JavaScript twin `tests/reference_cases/check/hookplug`, ours the Python fixture plugin of `tests/fixtures/plugins`).
 
     .venv/bin/python benchmarks/plugin_tools.py [--runs 3] [--calls 200]
 
@@ -13,7 +13,7 @@ order swapped every run; each process gets a fresh isolated HOME / state dir / c
 * latency of `--calls` sequential `tools/call echo_tool {"text": "hi"}` round trips.
 
 Prints medians over the runs (latencies: median and p95 over all calls of all runs) and the ratios
-reference / ours. Without the reference installed (`bash ../shared/reference/install-openclaw.sh`) only our
+reference / ours. Without the reference installed (`bash scripts/install_reference.sh`) only our
 column is measured.
 """
 
@@ -43,7 +43,7 @@ from benchmarks._stdio_servers import (  # noqa: E402 - after the path setup
 from tests.docker.gateway_harness import isolated_env  # noqa: E402
 from tests.fixtures.plugins import SITE  # noqa: E402
 
-HOOKPLUG_JS = ROOT.parent / "shared" / "spec" / "check" / "hookplug"
+HOOKPLUG_JS = ROOT / "tests" / "reference_cases" / "check" / "hookplug"
 OURS = Path(sys.executable).parent / "openclaw-plugin-tools"
 ECHO_ARGUMENTS: dict[str, Any] = {"text": "hi"}
 ECHO_CONTENT = [{"type": "text", "text": 'echo:{"text":"hi"}'}]

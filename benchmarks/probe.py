@@ -106,7 +106,7 @@ def main() -> int:
     if REF_NODE is not None and REF_MJS.exists():
         impls.append(("reference", [str(REF_NODE), str(REF_MJS)]))
     else:
-        print("reference not installed (../shared/reference/install-openclaw.sh): ours only")
+        print("reference not installed (scripts/install_reference.sh): ours only")
     print(f"machine: {os.cpu_count()} cores; each server answers initialize after {args.delay:g} s")
     for label, prefix in impls:
         medians = {}

@@ -140,7 +140,7 @@ async def ours(config: dict[str, Any], runs: int, workspace: str) -> dict[str, f
 def reference_figures(config: dict[str, Any], runs: int, workspace: str) -> dict[str, float] | None:
     reference = find_reference()
     if reference is None:
-        print("reference not installed: ours only (install with ../shared/reference/install-openclaw.sh)")
+        print("reference not installed: ours only (install with scripts/install_reference.sh)")
         return None
     with tempfile.TemporaryDirectory(prefix="openclaw-bench-projection-") as tmp:
         script = Path(tmp) / "bench.mjs"

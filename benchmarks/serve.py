@@ -13,7 +13,7 @@ order swapped every run; each bridge gets a fresh state dir):
 * latency of `--calls` sequential `conversations_list` and `events_poll` calls once the bridge is ready.
 
 Prints medians over the runs (latencies: median and p95 over all calls of all runs) and the ratios
-reference / ours. Needs the reference installed (`bash ../shared/reference/install-openclaw.sh`).
+reference / ours. Needs the reference installed (`bash scripts/install_reference.sh`).
 """
 
 from __future__ import annotations
@@ -242,7 +242,7 @@ def main() -> None:
     args = parser.parse_args()
     reference = find_reference()
     if reference is None:
-        sys.exit("the reference OpenClaw 2026.9.6 is not installed: bash ../shared/reference/install-openclaw.sh")
+        sys.exit("the reference OpenClaw 2026.9.6 is not installed: bash scripts/install_reference.sh")
     anyio.run(benchmark, reference, max(1, args.runs), max(1, args.calls))
 
 

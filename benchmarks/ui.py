@@ -45,7 +45,7 @@ from tests.docker.gateway_harness import (  # noqa: E402 - after the path setup
     seed_state,
 )
 
-SEED = ROOT.parent / "shared" / "spec" / "fixtures" / "mcp-page-seed.json"
+SEED = ROOT / "tests" / "reference_cases" / "fixtures" / "mcp-page-seed.json"
 OPENCLAW = Path(sys.executable).parent / "openclaw"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 URL = re.compile(rb"http://127\.0\.0\.1:(\d+)/settings/mcp#token=(\S+)")
@@ -238,7 +238,7 @@ def main() -> None:
         return
     reference = find_reference()
     if reference is None:
-        print("reference: not installed (bash ../shared/reference/install-openclaw.sh); ours only")
+        print("reference: not installed (bash scripts/install_reference.sh); ours only")
         return
     gateway = RealGateway.prepare(reference)
     try:

@@ -12,8 +12,11 @@ fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -c requirements/lock.txt pip uv
 # exactly the lock: installs what is missing, moves what differs, removes what the lock does not name
 .venv/bin/uv pip sync --quiet --python .venv/bin/python requirements/lock.txt
-# compat mode: a plain .pth path entry (the default import-hook finder adds ~9 ms to every CLI start); the locked
-# setuptools builds it (no isolated build environment with whatever setuptools is newest)
-.venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e . \
-  --config-settings editable_mode=compat
+# `python -m venv` seeds setuptools (Python 3.11) and uv's sync keeps seed packages: drop what the lock does not name
+for seeded in setuptools wheel; do
+  grep -q "^$seeded==" requirements/lock.txt || .venv/bin/uv pip uninstall --quiet --python .venv/bin/python "$seeded" 2>/dev/null || true
+done
+# editable: the locked hatchling writes a plain .pth path entry (no import hook added to every CLI start); no
+# isolated build environment with whatever build backend is newest
+.venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 .venv/bin/python scripts/check_lock.py

@@ -9,7 +9,7 @@
 #
 # The package (@modelcontextprotocol/conformance, pinned below) is installed into a cache outside the
 # repository: $CONFORMANCE_CACHE_DIR (default ~/.cache/mcp-conformance). It needs Node.js >= 22: taken from
-# $CONFORMANCE_NODE, else the reference install's Node 24 (../shared/reference/install-openclaw.sh), else
+# $CONFORMANCE_NODE, else the reference install's Node 24 (scripts/install_reference.sh), else
 # `node` on PATH. Scenarios run one at a time (the suite's --suite mode starts them all at once, which on a
 # 2-core machine can push the timing-sensitive sse-retry scenario past its tolerance). A scenario passes when
 # the suite's verdict is a pass and it recorded at least one successful check. Results (checks.json, client

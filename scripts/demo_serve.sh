@@ -12,13 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
-installer=../shared/reference/install-openclaw.sh
-if [[ ! -f "$installer" ]]; then
-  echo "demo_serve: $installer not found (the reference installer lives next to this repository)" >&2
-  exit 2
-fi
-echo "== installing the reference OpenClaw 2026.9.6 (cached; a no-op when present)"
-bash "$installer"
+echo "== installing the reference OpenClaw 2026.9.6 (pinned and checked by its lock; a no-op when present)"
+bash scripts/install_reference.sh
 echo
 exec .venv/bin/python - <<'PY'
 import json

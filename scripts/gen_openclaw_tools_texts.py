@@ -10,7 +10,7 @@ Usage:
   scripts/gen_openclaw_tools_texts.py [--dump DIR]   # DIR: an existing dump_tools.py --out directory
   scripts/gen_openclaw_tools_texts.py --check        # regenerate from the installed reference, compare, exit 1 on drift
 Without --dump the reference is dumped into a temporary directory (needs $OPENCLAW_REFERENCE_DIR or the default
-install of shared/reference/install-openclaw.sh).
+install of scripts/install_reference.sh).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = ROOT / "openclaw_mcp" / "domain" / "openclaw_tools" / "reference_texts.py"
-DUMP_SCRIPT = ROOT.parent / "shared" / "spec" / "check" / "openclaw-tools" / "dump_tools.py"
+DUMP_SCRIPT = ROOT / "tests" / "reference_cases" / "check" / "openclaw-tools" / "dump_tools.py"
 sys.path.insert(0, str(ROOT))
 from tests.fixtures.openclaw_tools import FINGERPRINTS, TEXTS_FINGERPRINT  # noqa: E402 - after the path setup
 

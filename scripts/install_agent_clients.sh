@@ -3,7 +3,7 @@
 # (@openai/codex), Claude Code (@anthropic-ai/claude-code) and the Gemini CLI (@google/gemini-cli), pinned,
 # outside the repository, with npm. Idempotent: nothing is fetched when the pinned versions are there. The first
 # install takes ~20 s and ~0.9 GB (Codex and Claude Code ship native binaries). They run on the Node.js 24 that
-# ../shared/reference/install-openclaw.sh installs when it is there (Claude Code wants node >= 22), else on the
+# scripts/install_reference.sh installs when it is there (Claude Code wants node >= 22), else on the
 # node on PATH.
 #
 #   bash scripts/install_agent_clients.sh                    # installs into $OPENCLAW_AGENT_CLIENTS_DIR

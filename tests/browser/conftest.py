@@ -26,6 +26,8 @@ from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
+from tests.fixtures.reference_cases import FIXTURES
+
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Page
 
@@ -41,7 +43,7 @@ __all__ = [
 ]
 
 ROOT = Path(__file__).resolve().parents[2]
-SEED_PATH = ROOT.parent / "shared" / "spec" / "fixtures" / "mcp-page-seed.json"
+SEED_PATH = FIXTURES / "mcp-page-seed.json"
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 OPENCLAW = Path(sys.executable).parent / "openclaw"
 

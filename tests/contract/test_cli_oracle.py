@@ -1,5 +1,5 @@
 """The registry CLI against the reference's recorded behaviour, run with the oracle's own runner: the
-public differential cases of ``../shared/oracle/cli`` and this project's own cases in ``oracle_cases/``
+public differential cases of ``tests/reference_cases/oracle/cli`` and this project's own cases in ``oracle_cases/``
 (recorded from OpenClaw 2026.9.6 with ``run_oracle.py --record``), except those in ``PENDING``."""
 
 from __future__ import annotations
@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.reference_cases import ORACLE_CLI
+
 ROOT = Path(__file__).resolve().parents[2]
-ORACLE = ROOT.parent / "shared" / "oracle" / "cli"
+ORACLE = ORACLE_CLI
 # Cases that cannot pass yet, with the reason (empty: every recorded case passes).
 PENDING: dict[str, str] = {}
 CLI = Path(sys.executable).parent / "openclaw"
@@ -29,7 +31,6 @@ def _offline_cases() -> list[tuple[Path, str]]:
     return cases
 
 
-@pytest.mark.skipif(not ORACLE.is_dir(), reason="../shared/oracle is not beside this checkout")
 @pytest.mark.parametrize(("folder", "case"), [pytest.param(f, c, id=c) for f, c in _offline_cases()])
 def test_matches_the_reference_on_oracle_case(folder: Path, case: str) -> None:
     argv = [sys.executable, str(ORACLE / "run_oracle.py"), "--impl", str(CLI), "--only", case]

@@ -21,7 +21,7 @@ import pytest
 
 from tests.docker.gateway_harness import RealGateway, Reference, find_reference, running_under_ci
 
-INSTALL_HINT = "bash ../shared/reference/install-openclaw.sh"
+INSTALL_HINT = "bash scripts/install_reference.sh"
 
 
 @pytest.fixture(scope="module")

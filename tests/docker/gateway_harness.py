@@ -1,6 +1,6 @@
 """The real OpenClaw 2026.9.6 Gateway for tests, benchmarks and the demo (spec gateway-protocol.md §9).
 
-* :func:`find_reference` — the installed reference (``../shared/reference/install-openclaw.sh``): node 24 and
+* :func:`find_reference` — the installed reference (``scripts/install_reference.sh``): node 24 and
   ``openclaw.mjs`` under ``$OPENCLAW_REFERENCE_DIR`` (default ``${XDG_CACHE_HOME:-~/.cache}/openclaw-reference``).
 * :class:`MockOpenAI` — the loopback OpenAI Responses server every agent run talks to (§9.4), in a thread.
 * :func:`seed_state` — runs ``seed_gateway.mjs`` (node 24, cwd = the reference dir) on a fresh state dir (§9.3).
@@ -1180,7 +1180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     reference = find_reference()
     if reference is None:
-        print("the reference OpenClaw 2026.9.6 is not installed: bash ../shared/reference/install-openclaw.sh")
+        print("the reference OpenClaw 2026.9.6 is not installed: bash scripts/install_reference.sh")
         return 2
     with running_gateway(reference) as gateway:
         exported = {**gateway.contract_env(), "OPENCLAW_TEST_GATEWAY_STATE_DIR": str(gateway.state_dir)}

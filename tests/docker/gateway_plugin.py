@@ -95,7 +95,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if running_under_ci():
             config.stash[_KEY] = (
                 "CI=true but the reference OpenClaw 2026.9.6 is not installed "
-                "(bash ../shared/reference/install-openclaw.sh)"
+                "(bash scripts/install_reference.sh)"
             )
         return
     token = f"contract-{secrets.token_hex(12)}"

@@ -960,7 +960,7 @@ async def host_smoke(openclaw: Sequence[str], *, mode: str, keep: bool, out: Tex
     if reference is None:
         print(
             "smoke: the reference OpenClaw 2026.9.6 (node 24 + Gateway) is not installed; install it with "
-            "bash ../shared/reference/install-openclaw.sh (or set OPENCLAW_REFERENCE_DIR)",
+            "bash scripts/install_reference.sh (or set OPENCLAW_REFERENCE_DIR)",
             file=sys.stderr,
         )
         return 2

@@ -20,9 +20,10 @@ from pathlib import Path
 import pytest
 
 from tests.docker.gateway_harness import Reference
+from tests.fixtures.reference_cases import CHECK as REFERENCE_CHECK
 
 ROOT = Path(__file__).resolve().parents[2]
-CHECK = ROOT.parent / "shared" / "spec" / "check" / "openclaw-tools"
+CHECK = REFERENCE_CHECK / "openclaw-tools"
 OURS = shlex.join([sys.executable, "-m", "openclaw_mcp.entrypoints.openclaw_tools"])
 TIMEOUT_S = 600
 

@@ -2,7 +2,7 @@
 (OpenClaw 2026.9.6; spec plugin-tools.md §2, §3.2, §4, §5, §12).
 
 Both servers serve the test plugin ``hookplug``: the reference loads its JavaScript twin from
-``<repo>/../shared/spec/check/hookplug`` through ``plugins.load.paths``, ours finds the Python fixture plugin
+``tests/reference_cases/check/hookplug`` through ``plugins.load.paths``, ours finds the Python fixture plugin
 through the ``openclaw_mcp.plugins`` entry point on ``PYTHONPATH`` (:data:`tests.fixtures.plugins.SITE`); both
 configs enable ``plugins.entries.hookplug``. Each case (one config, one requested protocol version) starts ONE
 process of each implementation — side by side, each with its own isolated HOME / state dir / config file — and
@@ -31,11 +31,12 @@ import pytest
 
 from tests.docker.gateway_harness import Reference, isolated_env, open_mcp_client, running_under_ci
 from tests.fixtures.plugins import SITE
+from tests.fixtures.reference_cases import CHECK
 
 pytestmark = [pytest.mark.reference]
 
 ROOT = Path(__file__).resolve().parents[2]
-HOOKPLUG_JS = ROOT.parent / "shared" / "spec" / "check" / "hookplug"
+HOOKPLUG_JS = CHECK / "hookplug"
 OURS = Path(sys.executable).parent / "openclaw-plugin-tools"
 CASE_TIMEOUT_S = 120
 HOOKPLUG_TOOLS = ("echo_tool", "fail_tool", "img_tool", "noschema_tool", "raw_tool")

@@ -28,8 +28,9 @@ from openclaw_mcp.application.ports.gateway import GatewayRequestError
 from openclaw_mcp.entrypoints.containers import Container, create_container
 from openclaw_mcp.entrypoints.serve.cli import run_serve
 from openclaw_mcp.jscompat.jsjson import js_dumps
+from tests.fixtures.reference_cases import ORACLE_SERVE
 
-ORACLE = Path(__file__).resolve().parents[2].parent / "shared" / "oracle" / "serve"
+ORACLE = ORACLE_SERVE
 
 INITIALIZE = {
     "protocolVersion": "2025-06-18",

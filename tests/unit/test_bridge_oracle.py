@@ -1,4 +1,4 @@
-"""Replays the recorded reference exchanges (``../shared/oracle/serve``) through the pure bridge functions.
+"""Replays the recorded reference exchanges (``tests/reference_cases/oracle/serve``) through the bridge functions.
 
 For every recorded tool call that reached the Gateway, the request our arguments produce must equal the one
 the reference sent, and the recorded Gateway answer fed through our projections must give the recorded MCP
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict, deque
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -41,9 +40,9 @@ from openclaw_mcp.domain.bridge.texts import (
     messages_read_result,
     permissions_list_open_result,
 )
+from tests.fixtures.reference_cases import ORACLE_SERVE
 
-ORACLE = Path(__file__).resolve().parents[2].parent / "shared" / "oracle" / "serve"
-pytestmark = pytest.mark.skipif(not ORACLE.is_dir(), reason="../shared/oracle is not beside this checkout")
+ORACLE = ORACLE_SERVE
 
 Exchange = tuple[dict[str, Any], dict[str, Any]]
 

@@ -1,4 +1,4 @@
-"""Replays every recorded ``tools/call`` of the reference (``../shared/oracle/serve/<tool>.json``) through the
+"""Replays every recorded ``tools/call`` of the reference (``reference_cases/oracle/serve/<tool>.json``) through the
 whole server — stdio framing, validation, the bridge, the Gateway port — against a Gateway answering with the
 recorded responses: each answer must be byte-identical to the recorded JSON-RPC line, and each Gateway
 request equal to the recorded one."""
@@ -14,10 +14,7 @@ import pytest
 
 from tests.unit.serve_fakes import ORACLE, RecordedGateway, encoded, serve_session
 
-pytestmark = [
-    pytest.mark.asyncio,
-    pytest.mark.skipif(not ORACLE.is_dir(), reason="../shared/oracle is not beside this checkout"),
-]
+pytestmark = pytest.mark.asyncio
 
 TOOLS = (
     "conversations_list",

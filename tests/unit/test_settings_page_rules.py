@@ -4,7 +4,6 @@ form and its tokenizer, redaction with the sentinel restore, changed paths."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,8 +27,9 @@ from openclaw_mcp.domain.settings_page import (
     tokenize_command,
     ui_transport,
 )
+from tests.fixtures.reference_cases import FIXTURES
 
-SEED = Path(__file__).resolve().parents[3] / "shared" / "spec" / "fixtures" / "mcp-page-seed.json"
+SEED = FIXTURES / "mcp-page-seed.json"
 
 
 def _seed() -> dict[str, Any]:

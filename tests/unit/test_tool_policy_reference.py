@@ -35,11 +35,12 @@ from openclaw_mcp.domain.tool_policy import (
     tools_allow_permits_mcp_runtime,
 )
 from tests.docker.gateway_harness import Reference, find_reference, running_under_ci
+from tests.fixtures.reference_cases import CHECK
 from tests.unit.test_tool_policy import POLICY_TABLE, TOOLS
 
 pytestmark = pytest.mark.reference
 
-POL_MJS = Path(__file__).resolve().parents[3] / "shared" / "spec" / "check" / "pol.mjs"  # /work/shared/spec/check
+POL_MJS = CHECK / "pol.mjs"
 
 PROBE = r"""
 import fs from "node:fs";
