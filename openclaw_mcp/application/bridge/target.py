@@ -16,7 +16,6 @@ read the Gateway's own certificate to pin it.
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -31,10 +30,13 @@ from openclaw_mcp.domain.gateway_port import (
     resolve_gateway_port,
     trim_credential,
 )
-from openclaw_mcp.domain.redaction import redact_sensitive_url
+from openclaw_mcp.domain.gateway_url import (
+    ALLOW_PRIVATE_WS_ENV,
+    insecure_gateway_url_message,
+    is_secure_websocket_url,
+)
 from openclaw_mcp.jscompat.jsjson import js_number
 from openclaw_mcp.jscompat.text import js_trim
-from openclaw_mcp.jscompat.urls import parse_url
 
 __all__ = [
     "DEFAULT_GATEWAY_PORT",
@@ -61,110 +63,6 @@ class GatewayTarget:
 
 
 # --- port (paths.ts resolveGatewayPort) ----------------------------------------------------------------
-
-
-# --- plaintext rule (net.ts isSecureWebSocketUrl) ------------------------------------------------------
-
-
-def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    try:
-        return ipaddress.ip_address(text)
-    except ValueError:
-        return None
-
-
-_PRIVATE_V4: Final = tuple(
-    ipaddress.ip_network(n)
-    for n in ("127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10")
-)
-_SPECIAL_V6: Final = tuple(
-    ipaddress.ip_network(n)
-    for n in (
-        "::/128",
-        "::1/128",
-        "fe80::/10",
-        "fc00::/7",
-        "ff00::/8",
-        "2001:db8::/32",
-        "2001:2::/48",
-        "100::/64",
-        "2001:20::/28",
-        "fec0::/10",
-        "64:ff9b:1::/48",
-    )
-)
-
-
-def _embedded_v4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
-    if address.ipv4_mapped is not None:
-        return address.ipv4_mapped
-    if address.sixtofour is not None:
-        return address.sixtofour
-    if address in ipaddress.ip_network("64:ff9b::/96"):
-        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-    return None
-
-
-def _is_loopback_address(text: str) -> bool:
-    address = _ip(text)
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return address is not None and address.is_loopback
-
-
-def _is_private_or_loopback_address(text: str) -> bool:
-    address = _ip(text)
-    if address is None:
-        return False
-    if isinstance(address, ipaddress.IPv6Address):
-        if any(address in net for net in _SPECIAL_V6):
-            return not (text.startswith("ff") or address == ipaddress.IPv6Address("::"))
-        embedded = _embedded_v4(address)
-        return embedded is not None and any(embedded in net for net in _PRIVATE_V4)
-    return any(address in net for net in _PRIVATE_V4)
-
-
-def _host_for_checks(hostname: str) -> tuple[bool, str]:
-    lowered = hostname.lower()
-    if lowered.rstrip(".") == "localhost":
-        return True, "localhost"
-    if lowered.startswith("[") and lowered.endswith("]"):
-        return False, lowered[1:-1]
-    return False, lowered
-
-
-def _is_secure_websocket_url(url: str, *, allow_private_ws: bool) -> bool:
-    parsed = parse_url(url)
-    if parsed is None:
-        return False
-    scheme = {"https": "wss", "http": "ws"}.get(parsed.scheme, parsed.scheme)
-    if scheme == "wss":
-        return True
-    if scheme != "ws" or not parsed.hostname:
-        return False
-    localhost, host = _host_for_checks(parsed.hostname)
-    if localhost or _is_loopback_address(host) or _is_private_or_loopback_address(host):
-        return True
-    if host.rstrip(".").endswith((".local", ".ts.net")):
-        return True
-    return allow_private_ws and _ip(host) is None
-
-
-def _insecure_url_message(url: str, source: str, config_path: str, allow_private_ws: bool) -> str:
-    lines = [
-        f'SECURITY ERROR: Gateway URL "{redact_sensitive_url(url)}" uses plaintext ws:// to a non-loopback address.',
-        "Both credentials and chat data would be exposed to network interception.",
-        f"Source: {source}",
-        f"Config: {config_path}",
-        "Fix: Use wss:// for remote gateway URLs.",
-        "Safe remote access defaults:",
-        "- keep gateway.bind=loopback and use an SSH tunnel (ssh -N -L 18789:127.0.0.1:18789 user@gateway-host)",
-        "- or use Tailscale Serve/Funnel for HTTPS remote access",
-    ]
-    if not allow_private_ws:
-        lines.append("Break-glass (trusted private networks only): set OPENCLAW_ALLOW_INSECURE_PRIVATE_WS=1")
-    lines += ["Doctor: openclaw doctor --fix", "Docs: https://docs.openclaw.ai/gateway/remote"]
-    return "\n".join(lines)
 
 
 # --- credentials (credentials.ts, credential-planner.ts) -----------------------------------------------
@@ -277,9 +175,11 @@ def resolve_gateway_target(
     else:
         url = local_url
         source = "missing gateway.remote.url (fallback local)" if remote_mode else "local loopback"
-    allow_private_ws = env.get("OPENCLAW_ALLOW_INSECURE_PRIVATE_WS") == "1"
-    if not _is_secure_websocket_url(url, allow_private_ws=allow_private_ws):
-        raise GatewayTargetError(_insecure_url_message(url, source, config_path, allow_private_ws))
+    allow_private_ws = env.get(ALLOW_PRIVATE_WS_ENV) == "1"
+    if not is_secure_websocket_url(url, allow_private_ws=allow_private_ws):
+        raise GatewayTargetError(
+            insecure_gateway_url_message(url, source, config_path, allow_private_ws=allow_private_ws)
+        )
 
     fingerprint: str | None = None
     if remote_mode and source in ("config gateway.remote.url", "env OPENCLAW_GATEWAY_URL"):

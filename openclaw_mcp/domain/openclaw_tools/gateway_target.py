@@ -20,7 +20,6 @@ absent), ``gateway.tailscale`` and ``gateway.controlUi`` are ignored.
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
@@ -32,6 +31,12 @@ from openclaw_mcp.domain.gateway_port import (
     resolve_gateway_port,
     trim_credential,
 )
+from openclaw_mcp.domain.gateway_url import (
+    ALLOW_PRIVATE_WS_ENV,
+    insecure_gateway_url_message,
+    is_secure_websocket_url,
+)
+from openclaw_mcp.domain.ip_ranges import is_loopback_host
 from openclaw_mcp.domain.redaction import redact_sensitive_url
 from openclaw_mcp.jscompat.jsjson import js_number
 from openclaw_mcp.jscompat.text import js_trim, js_trim_or_none
@@ -306,64 +311,9 @@ def _connection_details(
     return ConnectionDetails(url=local_url, source="local loopback", config_path=config_path, bind=str(bind))
 
 
-def _host_of(url: str) -> str | None:
-    parsed = parse_url(url)
-    if parsed is None or not parsed.hostname:
-        return None
-    host = parsed.hostname.lower()
-    return host[1:-1] if host.startswith("[") and host.endswith("]") else host
-
-
 def _is_loopback_url(url: str) -> bool:
-    host = _host_of(url)
-    if host is None:
-        return False
-    if host.rstrip(".") == "localhost":
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return address.is_loopback
-
-
-def _is_secure_ws_url(url: str, env: Mapping[str, str]) -> bool:
-    """``isSecureWebSocketUrl``: ``wss:``; ``ws:`` only to loopback, private, ``.local``/``.ts.net`` hosts."""
     parsed = parse_url(url)
-    if parsed is None:
-        return False
-    if parsed.scheme in ("wss", "https"):
-        return True
-    host = _host_of(url)
-    if parsed.scheme not in ("ws", "http") or host is None:
-        return False
-    if _is_loopback_url(url) or host.rstrip(".").endswith((".local", ".ts.net")):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_private
-    except ValueError:
-        return env.get("OPENCLAW_ALLOW_INSECURE_PRIVATE_WS") == "1"
-
-
-def _insecure_url_error(details: ConnectionDetails, env: Mapping[str, str]) -> GatewayTargetError:
-    allow = env.get("OPENCLAW_ALLOW_INSECURE_PRIVATE_WS") == "1"
-    lines = [
-        f'SECURITY ERROR: Gateway URL "{redact_sensitive_url(details.url)}" '
-        "uses plaintext ws:// to a non-loopback address.",
-        "Both credentials and chat data would be exposed to network interception.",
-        f"Source: {details.source}",
-        f"Config: {details.config_path}",
-        "Fix: Use wss:// for remote gateway URLs.",
-        "Safe remote access defaults:",
-        "- keep gateway.bind=loopback and use an SSH tunnel (ssh -N -L 18789:127.0.0.1:18789 user@gateway-host)",
-        "- or use Tailscale Serve/Funnel for HTTPS remote access",
-        *([] if allow else ["Break-glass (trusted private networks only): set OPENCLAW_ALLOW_INSECURE_PRIVATE_WS=1"]),
-        "Doctor: openclaw doctor --fix",
-        "Docs: https://docs.openclaw.ai/gateway/remote",
-    ]
-    return GatewayTargetError("\n".join(lines))
+    return parsed is not None and parsed.hostname is not None and is_loopback_host(parsed.hostname)
 
 
 def _explicit_auth_error(source: str, config_path: str) -> GatewayTargetError:
@@ -412,8 +362,12 @@ def resolve_call_target(
         override = js_trim_or_none(env.get("OPENCLAW_GATEWAY_URL"))
         override_source = "env" if override is not None else None
     details = _connection_details(config, env, config_path, override, override_source)
-    if not _is_secure_ws_url(details.url, env):
-        raise _insecure_url_error(details, env)
+    allow_private_ws = env.get(ALLOW_PRIVATE_WS_ENV) == "1"
+    if not is_secure_websocket_url(details.url, allow_private_ws=allow_private_ws):
+        message = insecure_gateway_url_message(
+            details.url, details.source, details.config_path, allow_private_ws=allow_private_ws
+        )
+        raise GatewayTargetError(message)
     secrets = _call_secrets(config, env, tool.token, override_source, config_path)
     gateway = config_section(config, "gateway")
     if (
