@@ -14,9 +14,24 @@ from openclaw_mcp.domain.ip_ranges import is_loopback_host, is_private_or_loopba
 from openclaw_mcp.domain.redaction import redact_sensitive_url
 from openclaw_mcp.jscompat.urls import parse_url
 
-__all__ = ["ALLOW_PRIVATE_WS_ENV", "insecure_gateway_url_message", "is_secure_websocket_url"]
+__all__ = ["ALLOW_PRIVATE_WS_ENV", "GatewayTargetError", "insecure_gateway_url_message", "is_secure_websocket_url"]
 
 ALLOW_PRIVATE_WS_ENV: Final = "OPENCLAW_ALLOW_INSECURE_PRIVATE_WS"
+
+
+class GatewayTargetError(Exception):
+    """A Gateway URL, option or target that cannot be used (serve-bridge §3.4, openclaw-tools §6.3); ``str()``
+    is the reference's message, ``code`` the underlying error's code, if any."""
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+    @property
+    def text(self) -> str:
+        """The message with `` | <code>`` appended when there is a code (openclaw-tools §5)."""
+        return f"{self.message} | {self.code}" if self.code else self.message
 
 
 def _is_trusted_plaintext_host(hostname: str) -> bool:

@@ -41,7 +41,7 @@ async def gateway_plugin_approvals(
     """Connect to the Gateway and yield the approval route; closing it closes the connection (a pending
     ``decide`` then fails as ``ApprovalUnavailable``). ``config``: the OpenClaw config document for the
     Gateway target (default: none, i.e. the environment and the loopback default). Raises
-    ``application.bridge.target.GatewayTargetError`` for an unusable URL."""
+    ``domain.gateway_url.GatewayTargetError`` for an unusable URL."""
     from openclaw_mcp.adapters.ws.approvals import APPROVAL_REQUEST_TIMEOUT_MS
     from openclaw_mcp.application.bridge.target import resolve_gateway_target
     from openclaw_mcp.application.ports.gateway import GatewaySettings

@@ -10,11 +10,9 @@ from typing import Any
 
 import pytest
 
-from openclaw_mcp.application.bridge.errors import GatewayTargetError as ServeTargetError
 from openclaw_mcp.application.bridge.target import resolve_gateway_target
-from openclaw_mcp.domain.gateway_url import is_secure_websocket_url
+from openclaw_mcp.domain.gateway_url import GatewayTargetError, is_secure_websocket_url
 from openclaw_mcp.domain.ip_ranges import is_loopback_host, is_private_or_loopback_host, normalize_ip
-from openclaw_mcp.domain.openclaw_tools.gateway_target import GatewayTargetError as ToolsTargetError
 from openclaw_mcp.domain.openclaw_tools.gateway_target import ToolGateway, resolve_call_target
 from tests.docker.gateway_harness import Reference
 from tests.unit.test_tool_policy_reference import reference, run_node
@@ -51,7 +49,7 @@ def test_the_recorded_table_is_what_the_installed_reference_answers(reference: R
 def _serve_refuses(url: str, env: dict[str, str]) -> bool:
     try:
         resolve_gateway_target(config={}, env=env, config_path="/cfg/openclaw.json", cli_url=url, explicit_token="t")
-    except ServeTargetError as error:
+    except GatewayTargetError as error:
         assert str(error).startswith("SECURITY ERROR: Gateway URL")
         return True
     return False
@@ -61,7 +59,7 @@ def _tools_refuse(url: str, env: dict[str, str]) -> bool:
     tool = ToolGateway(url=url, token="t", target="remote", explicit=True)
     try:
         resolve_call_target({}, env, "/cfg/openclaw.json", tool)
-    except ToolsTargetError as error:
+    except GatewayTargetError as error:
         # another refusal (credentials …) is not the plaintext rule's
         return error.text.startswith("SECURITY ERROR: Gateway URL")
     return False
@@ -83,11 +81,11 @@ def test_the_refusal_text_is_one_text_for_both_servers() -> None:
     url = "ws://user:secret@8.8.8.8:1/"
     try:
         resolve_gateway_target(config={}, env={}, config_path="/c.json", cli_url=url, explicit_token="t")
-    except ServeTargetError as error:
+    except GatewayTargetError as error:
         serve_text = str(error)
     try:
         resolve_call_target({}, {}, "/c.json", ToolGateway(url=url, token="t", target="remote", explicit=True))
-    except ToolsTargetError as error:
+    except GatewayTargetError as error:
         tools_text = error.text
     assert "secret" not in serve_text
     assert serve_text.splitlines()[0] == tools_text.splitlines()[0]

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from openclaw_mcp.application.bridge.errors import GatewayTargetError
 from openclaw_mcp.application.bridge.target import GatewayTarget, resolve_gateway_port, resolve_gateway_target
+from openclaw_mcp.domain.gateway_url import GatewayTargetError
 
 
 def _target(config: dict[str, Any] | None = None, env: dict[str, str] | None = None, **kwargs: Any) -> GatewayTarget:

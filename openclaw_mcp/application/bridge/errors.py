@@ -5,7 +5,7 @@ from __future__ import annotations
 from openclaw_mcp.application.errors import ApplicationError
 from openclaw_mcp.application.ports.gateway import GatewayError
 
-__all__ = ["GatewayClientNotReady", "GatewayTargetError", "NotificationError", "ToolError"]
+__all__ = ["GatewayClientNotReady", "NotificationError", "ToolError"]
 
 
 class GatewayClientNotReady(GatewayError):
@@ -13,10 +13,6 @@ class GatewayClientNotReady(GatewayError):
 
     def __init__(self) -> None:
         super().__init__("Gateway client is not ready")
-
-
-class GatewayTargetError(ApplicationError):
-    """The Gateway target could not be resolved (e.g. the plaintext ``ws://`` rule, serve-bridge §3.4)."""
 
 
 class ToolError(ApplicationError):

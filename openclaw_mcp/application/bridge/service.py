@@ -90,6 +90,7 @@ from openclaw_mcp.domain.bridge.texts import (
     permissions_list_open_result,
     permissions_respond_result,
 )
+from openclaw_mcp.domain.gateway_url import GatewayTargetError
 
 __all__ = ["EXACT_MESSAGE_LOOKUP_METHOD", "ChannelBridge", "Readiness", "SentRequest"]
 
@@ -223,7 +224,7 @@ class ChannelBridge:
     async def _connect(self) -> None:
         try:
             settings = await self._resolve_settings()
-        except ApplicationError as exc:
+        except (ApplicationError, GatewayTargetError) as exc:
             self._fail_start(exc)
             await self._close_requested.wait()
             return

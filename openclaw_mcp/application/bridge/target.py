@@ -6,7 +6,7 @@ upstream: ``client-bootstrap.ts`` (``resolveGatewayClientBootstrap``), ``connect
 ``tls-fingerprint.ts``.
 
 Pure: the config document (already env-substituted), the environment and the command-line values in, a
-:class:`GatewayTarget` out, or :class:`~application.bridge.errors.GatewayTargetError`.
+:class:`GatewayTarget` out, or :class:`~domain.gateway_url.GatewayTargetError`.
 
 Simplifications (reported as deviations): secret references in the four credential paths are resolved only
 for the ``env`` source (``{"source":"env","id":…}``, ``$NAME``, ``${NAME}``); other sources count as configured
@@ -21,7 +21,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from openclaw_mcp.application.bridge.errors import GatewayTargetError
 from openclaw_mcp.domain.bridge.conversations import opt_str
 from openclaw_mcp.domain.gateway_port import (
     DEFAULT_GATEWAY_PORT,
@@ -32,6 +31,7 @@ from openclaw_mcp.domain.gateway_port import (
 )
 from openclaw_mcp.domain.gateway_url import (
     ALLOW_PRIVATE_WS_ENV,
+    GatewayTargetError,
     insecure_gateway_url_message,
     is_secure_websocket_url,
 )

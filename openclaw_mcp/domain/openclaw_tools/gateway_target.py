@@ -33,6 +33,7 @@ from openclaw_mcp.domain.gateway_port import (
 )
 from openclaw_mcp.domain.gateway_url import (
     ALLOW_PRIVATE_WS_ENV,
+    GatewayTargetError,
     insecure_gateway_url_message,
     is_secure_websocket_url,
 )
@@ -64,20 +65,6 @@ UNREACHABLE_CODES: Final = frozenset(
 )
 
 TargetKind = Literal["local", "remote"]
-
-
-class GatewayTargetError(Exception):
-    """A Gateway option or target the call cannot use; ``code`` is the underlying error's code, if any."""
-
-    def __init__(self, message: str, code: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.code = code
-
-    @property
-    def text(self) -> str:
-        """The message with `` | <code>`` appended when there is a code (§5)."""
-        return f"{self.message} | {self.code}" if self.code else self.message
 
 
 # --- port (paths.ts resolveGatewayPort) -------------------------------------------------------------------
