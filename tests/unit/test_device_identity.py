@@ -17,8 +17,9 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from openclaw_mcp.adapters.memory.device_identity import InMemoryDeviceIdentityStore
-from openclaw_mcp.adapters.sqlite.device_identity import SqliteDeviceIdentityStore, normalize_device_auth_scopes
+from openclaw_mcp.adapters.sqlite.device_identity import SqliteDeviceIdentityStore
 from openclaw_mcp.application.ports.gateway import DeviceIdentityStore, GatewayError
+from openclaw_mcp.domain.device_scopes import normalize_device_auth_scopes
 
 pytestmark = pytest.mark.asyncio
 

@@ -2,26 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from openclaw_mcp.adapters.device_keys import generate_device_identity
 from openclaw_mcp.application.ports.gateway import DeviceIdentity
-from openclaw_mcp.jscompat.text import utf16_key
+from openclaw_mcp.domain.device_scopes import normalize_device_auth_scopes
 
 __all__ = ["InMemoryDeviceIdentityStore"]
-
-
-def _normalize_scopes(scopes: list[Any]) -> list[str]:
-    out: dict[str, None] = {}
-    for scope in scopes:
-        if isinstance(scope, str) and scope.strip():
-            out[scope.strip()] = None
-    if "operator.admin" in out:
-        out["operator.read"] = None
-        out["operator.write"] = None
-    elif "operator.write" in out:
-        out["operator.read"] = None
-    return sorted(out, key=utf16_key)
 
 
 class InMemoryDeviceIdentityStore:
@@ -42,7 +29,7 @@ class InMemoryDeviceIdentityStore:
         return entry[0] if entry is not None else None
 
     async def save_token(self, device_id: str, role: str, token: str, scopes: list[str]) -> None:
-        self._tokens[(device_id, role.strip())] = (token, _normalize_scopes(scopes))
+        self._tokens[(device_id, role.strip())] = (token, normalize_device_auth_scopes(scopes))
 
     async def clear_token(self, device_id: str, role: str) -> None:
         self._tokens.pop((device_id, role.strip()), None)

@@ -16,7 +16,7 @@ import re
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import anyio
 from cryptography.hazmat.primitives import serialization
@@ -27,7 +27,7 @@ from openclaw_mcp.adapters.device_keys import generate_device_identity
 from openclaw_mcp.adapters.sqlite._db import BUSY_TIMEOUT_MS, ensure_state_db
 from openclaw_mcp.application.ports.clock import Clock
 from openclaw_mcp.application.ports.gateway import DeviceIdentity, GatewayError
-from openclaw_mcp.jscompat.text import utf16_key
+from openclaw_mcp.domain.device_scopes import normalize_device_auth_scopes
 
 __all__ = [
     "DEVICE_AUTH_TOKENS_SCHEMA",
@@ -35,7 +35,6 @@ __all__ = [
     "PRIMARY_IDENTITY_KEY",
     "SqliteDeviceIdentityStore",
     "generate_device_identity",
-    "normalize_device_auth_scopes",
 ]
 
 PRIMARY_IDENTITY_KEY = "primary"
@@ -87,21 +86,6 @@ def _identity_is_valid(identity: DeviceIdentity) -> bool:
     raw = public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
     derived = private_key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
     return raw == derived and hashlib.sha256(raw).hexdigest() == identity.device_id
-
-
-def normalize_device_auth_scopes(scopes: list[Any]) -> list[str]:
-    """Trimmed, de-duplicated, implied operator scopes added (admin ⇒ read + write, write ⇒ read), sorted
-    by UTF-16 code units (the reference's ``normalizeDeviceAuthScopes``)."""
-    out: dict[str, None] = {}
-    for scope in scopes:
-        if isinstance(scope, str) and scope.strip():
-            out[scope.strip()] = None
-    if "operator.admin" in out:
-        out["operator.read"] = None
-        out["operator.write"] = None
-    elif "operator.write" in out:
-        out["operator.read"] = None
-    return sorted(out, key=utf16_key)
 
 
 def _state_dir_for(db_path: Path) -> Path:
