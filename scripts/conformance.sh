@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the official MCP client conformance suite against openclaw_mcp/entrypoints/conformance_client.py and compares
+# Runs the official MCP client conformance suite against tests/conformance/client.py and compares
 # the outcome with the expected-failures baseline (tests/conformance/expected-failures.json).
 #
 #   scripts/conformance.sh [core|auth|backcompat|draft|extensions|all|<scenario>...]     (default: core)
@@ -47,7 +47,7 @@ esac
 
 baseline=${CONFORMANCE_BASELINE:-"$repo/tests/conformance/expected-failures.json"}
 python="$repo/.venv/bin/python"
-client=${CONFORMANCE_CLIENT_COMMAND:-"$python -m openclaw_mcp.entrypoints.conformance_client"}
+client=${CONFORMANCE_CLIENT_COMMAND:-"$python -m tests.conformance.client"}
 
 node_major() { "$1" -e 'process.stdout.write(process.versions.node.split(".")[0])' 2>/dev/null || echo 0; }
 node=""

@@ -1,5 +1,5 @@
 """The official MCP client conformance suite (``@modelcontextprotocol/conformance``, pinned in
-``scripts/conformance.sh``) against ``entrypoints.conformance_client``: the ``core`` suite, compared with the
+``scripts/conformance.sh``) against ``tests.conformance.client``: the ``core`` suite, compared with the
 expected-failures baseline ``tests/conformance/expected-failures.json`` (an unexpected failure or an
 unexpected pass fails the test).
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_mcp.entrypoints.conformance_client import (
+from tests.conformance.client import (
     CLIENT_METADATA_URL,
     ScenarioPlan,
     accept_with_defaults,
@@ -84,7 +84,7 @@ def test_login_is_triggered_by_the_runtimes_authorization_messages_only() -> Non
 
 def test_missing_server_url_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([], {}) == 2
-    assert capsys.readouterr().err == "usage: python -m entrypoints.conformance_client <server-url>\n"
+    assert capsys.readouterr().err == "usage: python -m tests.conformance.client <server-url>\n"
 
 
 def test_invalid_context_fails_with_one_line(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,7 +1,7 @@
 """The client the official MCP conformance suite drives (``@modelcontextprotocol/conformance client``).
 
     npx @modelcontextprotocol/conformance client --suite core \\
-        --command ".venv/bin/python -m entrypoints.conformance_client"
+        --command ".venv/bin/python -m tests.conformance.client"
 
 The suite starts a test server per scenario and runs this program with the server URL as the last
 argument, the scenario name in ``MCP_CONFORMANCE_SCENARIO`` and, for some auth scenarios, a JSON object in
@@ -182,7 +182,9 @@ class ConformanceOAuth:
 
         self._container = create_container(state_db_path=os.path.join(state_dir, "state.sqlite"))
         self._oauth = self._container.mcp_oauth()
-        self._protocol = self._container.oauth_protocol(url=server_url)
+        # The suite's authorization servers listen on other loopback ports: the SSRF rule for origins other
+        # than the server's is lifted here (only here; ``openclaw mcp`` keeps it).
+        self._protocol = self._container.oauth_protocol(url=server_url, block_private_origins=False)
         self.server = oauth_server(SERVER_NAME, server_url, client_metadata_url=CLIENT_METADATA_URL)
         self._context = dict(context)
         self._http = httpx2.AsyncClient(timeout=httpx2.Timeout(10.0), follow_redirects=False, trust_env=False)
@@ -201,7 +203,7 @@ class ConformanceOAuth:
         """``HttpMcpConnector(oauth=…)``: the request authenticator of one connection."""
         from openclaw_mcp.entrypoints.oauth import server_of
 
-        return self._container.request_auth(server=server_of(name, config), config=config)
+        return self._container.request_auth(server=server_of(name, config), config=config, block_private_origins=False)
 
     async def _seed_preregistered_client(self) -> None:
         client_id = self._context.get("client_id")
@@ -369,12 +371,12 @@ def _report(scenario: str | None, text: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
-    """``python -m entrypoints.conformance_client <server-url>``: 0 when the scenario ran, 1 (one line on
+    """``python -m tests.conformance.client <server-url>``: 0 when the scenario ran, 1 (one line on
     stderr) when it failed, 2 for a usage error."""
     args = list(sys.argv[1:] if argv is None else argv)
     env = os.environ if environ is None else environ
     if not args:
-        print("usage: python -m entrypoints.conformance_client <server-url>", file=sys.stderr)
+        print("usage: python -m tests.conformance.client <server-url>", file=sys.stderr)
         return 2
     server_url = args[-1]
     scenario = env.get(SCENARIO_ENV) or None
