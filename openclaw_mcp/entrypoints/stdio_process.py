@@ -1,11 +1,14 @@
 """What the stdio servers (``openclaw mcp serve``, ``openclaw-plugin-tools``) share as processes: whole-line
 stderr (optionally through the secret redactor), the config guard and SIGINT/SIGTERM watching. The signal
-receiver is shared with the registry CLI, which cancels its connecting commands on SIGINT/SIGTERM/SIGHUP."""
+receiver is shared with the registry CLI, which cancels its connecting commands on SIGINT/SIGTERM/SIGHUP.
+:func:`exit_deadline` bounds a server process's last moments when plugin code refuses to stop."""
 
 from __future__ import annotations
 
 import os
 import signal
+import sys
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -17,7 +20,7 @@ from openclaw_mcp.application.errors import InvalidConfigError
 if TYPE_CHECKING:  # annotations only: the CLI imports this module without loading the container
     from openclaw_mcp.entrypoints.containers import Container
 
-__all__ = ["Stderr", "load_config_document", "receive_signals", "watch_signals"]
+__all__ = ["Stderr", "exit_deadline", "load_config_document", "receive_signals", "watch_signals"]
 
 
 class Stderr:
@@ -98,3 +101,29 @@ async def receive_signals(
 async def watch_signals(trigger: Callable[[], None]) -> None:
     """SIGINT/SIGTERM call ``trigger`` (the first one starts shutdown; later ones are ignored by it)."""
     await receive_signals(lambda _signum: trigger(), (signal.SIGINT, signal.SIGTERM))
+
+
+def exit_deadline(status: int, grace_s: float, *, stderr: Stderr, line: str) -> threading.Timer:
+    """Make sure the process ends with ``status`` at most ``grace_s`` seconds from now.
+
+    For a server whose work is done (its exit status known) but whose last steps may never finish: the event
+    loop's teardown waits for every task, so a plugin task that swallows its cancellation would keep the
+    process alive forever (SIGTERM and stdin EOF included). A daemon timer thread — it runs on while the
+    interpreter waits for tasks or threads, and never keeps it alive itself — then writes ``line`` to stderr,
+    flushes the standard streams and ends the process with ``os._exit(status)``. A process that ends in time
+    never hears from it. Returns the started timer (``cancel()`` disarms it)."""
+
+    def expire() -> None:
+        stderr.raw(line)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
+        os._exit(status)
+
+    timer = threading.Timer(grace_s, expire)
+    timer.daemon = True
+    timer.name = "exit deadline"
+    timer.start()
+    return timer

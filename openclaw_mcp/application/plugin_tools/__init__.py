@@ -9,6 +9,7 @@ plugins under the tool policy, and serve them through the ``before_tool_call`` b
 """
 
 from openclaw_mcp.application.plugin_tools._collect import (
+    DEFAULT_PLUGIN_CALL_TIMEOUT_MS,
     CollectedTools,
     ServedTool,
     collect_plugin_tools,
@@ -18,6 +19,7 @@ from openclaw_mcp.application.plugin_tools._service import PluginToolsService, n
 from openclaw_mcp.application.plugin_tools._spi import PluginApi, ToolFactoryContext, ToolRegistration
 
 __all__ = [
+    "DEFAULT_PLUGIN_CALL_TIMEOUT_MS",
     "CollectedTools",
     "PluginApi",
     "PluginToolsService",

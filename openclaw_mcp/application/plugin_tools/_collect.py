@@ -3,18 +3,26 @@ registry-level selection, tool checks, name conflicts, then the session's policy
 
 Every failure of one plugin — a malformed plugin object, ``register`` raising, a factory raising, a malformed
 or undeclared tool — is one log line and leaves that plugin (or tool) out; nothing here raises for a plugin.
+
+``register`` and the tool factories are plugin code that may never return: each runs under a deadline that
+does not depend on its cooperation (:func:`~openclaw_mcp.application.abandonable.call_abandonable`; a factory's
+own ``timeout_ms``, else :data:`DEFAULT_PLUGIN_CALL_TIMEOUT_MS`). Past it the plugin (or registration) is
+skipped with one line — ``plugin failed to register (<id>): register timed out after <ms>ms``, ``plugin tool
+failed (<id>): tool factory timed out after <ms>ms`` — and collection goes on, so that the server answers
+``initialize`` and exits on EOF whatever the plugin does (issue 32, decision: the reference's factories are
+synchronous and have no deadline).
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
+from openclaw_mcp.application.abandonable import call_abandonable
 from openclaw_mcp.application.plugin_tools._spi import PluginApi, ToolFactoryContext, ToolRegistration
 from openclaw_mcp.application.ports.plugins import LoadedPlugin
-from openclaw_mcp.application.tool_boundary import HookRegistry
+from openclaw_mcp.application.tool_boundary import MAX_TIMER_TIMEOUT_MS, HookRegistry
 from openclaw_mcp.domain.catalog_text import format_error_message
 from openclaw_mcp.domain.tool_policy import (
     PluginDeclaration,
@@ -28,7 +36,12 @@ from openclaw_mcp.domain.tool_policy import (
 )
 from openclaw_mcp.jscompat.text import js_trim
 
-__all__ = ["CollectedTools", "ServedTool", "collect_plugin_tools", "plugin_enabled"]
+__all__ = ["DEFAULT_PLUGIN_CALL_TIMEOUT_MS", "CollectedTools", "ServedTool", "collect_plugin_tools", "plugin_enabled"]
+
+DEFAULT_PLUGIN_CALL_TIMEOUT_MS: Final = 5_000
+"""How long a plugin's ``register`` or a tool factory without its own ``timeout_ms`` may take (decision: well
+inside the start-up timeouts of MCP clients, e.g. Codex's 10 s, so that one stuck plugin still lets the server
+answer ``initialize``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,10 +119,6 @@ def plugin_enabled(config: Mapping[str, Any], plugin_id: str) -> bool:
     return not (deny and plugin_id in deny)
 
 
-async def _maybe_await(value: object) -> object:
-    return await value if inspect.isawaitable(value) else value
-
-
 def _is_tool(value: object) -> bool:
     return _field(value, "execute") is not None or _field(value, "name") is not None
 
@@ -136,11 +145,13 @@ class _Collector:
         policy: PluginToolsPolicy,
         context: ToolFactoryContext,
         log: Callable[[str], None],
+        timeout_ms: int,
     ) -> None:
         self._config = config
         self._policy = policy
         self._context = context
         self._log = log
+        self._timeout_ms = timeout_ms
         self.hooks = HookRegistry()
         self.tools: list[ServedTool] = []
         self._seen: set[str] = set()
@@ -158,8 +169,11 @@ class _Collector:
         self, declaration: PluginDeclaration, register: Callable[..., object]
     ) -> list[ToolRegistration] | None:
         api = PluginApi(declaration.plugin_id, self._config, HookRegistry())
+        timeout_ms = self._timeout_ms
         try:
-            await _maybe_await(register(api))
+            await call_abandonable(
+                register, api, timeout_s=timeout_ms / 1000, timeout_message=f"register timed out after {timeout_ms}ms"
+            )
         except Exception as exc:  # the plugin's own code: skipped with one line, never the server
             self._log(f"plugin failed to register ({declaration.plugin_id}): {format_error_message(exc)}")
             return None
@@ -177,14 +191,26 @@ class _Collector:
         ):
             return
         try:
-            resolved = source if _is_tool(source) or not callable(source) else await _maybe_await(source(self._context))
-        except Exception as exc:  # a factory raising: the reference's line, the registration skipped
+            if _is_tool(source) or not callable(source):
+                resolved = source
+            else:
+                resolved = await self._call_factory(source, registration.timeout_ms)
+        except Exception as exc:  # a factory raising (or past its deadline): one line, the registration skipped
             self._log(f"plugin tool failed ({plugin_id}): {format_error_message(exc)}")
             return
         if resolved is None:
             return
         for raw in resolved if isinstance(resolved, list | tuple) else [resolved]:
             self._add(declaration, registration, names, raw)
+
+    async def _call_factory(self, factory: Callable[..., object], registered: int | None) -> object:
+        timeout_ms = self._timeout_ms if registered is None else min(registered, MAX_TIMER_TIMEOUT_MS)
+        return await call_abandonable(
+            factory,
+            self._context,
+            timeout_s=timeout_ms / 1000,
+            timeout_message=f"tool factory timed out after {timeout_ms}ms",
+        )
 
     def _add(
         self,
@@ -226,11 +252,13 @@ async def collect_plugin_tools(
     policy: PluginToolsPolicy,
     context: ToolFactoryContext,
     log: Callable[[str], None],
+    timeout_ms: int = DEFAULT_PLUGIN_CALL_TIMEOUT_MS,
 ) -> CollectedTools:
     """Run ``register`` of every enabled plugin (sorted by plugin id; hooks are kept from all of them), select
     and resolve the tools of the plugins the policy selects (§3.2), then filter them with the session's policy
-    pipeline (§3.2 step 6; its warnings go to ``log``)."""
-    collector = _Collector(config, policy, context, log)
+    pipeline (§3.2 step 6; its warnings go to ``log``). ``timeout_ms``: the deadline of each ``register`` and
+    of each factory registered without its own."""
+    collector = _Collector(config, policy, context, log, timeout_ms)
     if not policy.plugins_enabled:
         return CollectedTools((), collector.hooks)
     declared: dict[str, tuple[PluginDeclaration, Callable[..., object]]] = {}

@@ -17,11 +17,18 @@ from openclaw_mcp.application.tool_boundary._cancel import CancelSignal
 from openclaw_mcp.application.tool_boundary._context import HookContext
 from openclaw_mcp.application.tool_boundary._errors import HookRegistrationError, ToolCallBlocked
 from openclaw_mcp.application.tool_boundary._registry import HookHandler, HookRegistration, HookRegistry
-from openclaw_mcp.application.tool_boundary._rules import DENIED_BY_USER_REASON, HOOK_FAILURE_REASON, blocked_result
+from openclaw_mcp.application.tool_boundary._rules import (
+    DENIED_BY_USER_REASON,
+    HOOK_FAILURE_REASON,
+    MAX_TIMER_TIMEOUT_MS,
+    blocked_result,
+    normalize_registration_timeout_ms,
+)
 
 __all__ = [
     "DENIED_BY_USER_REASON",
     "HOOK_FAILURE_REASON",
+    "MAX_TIMER_TIMEOUT_MS",
     "ApprovalMode",
     "CancelSignal",
     "HookContext",
@@ -32,4 +39,5 @@ __all__ = [
     "ToolBoundary",
     "ToolCallBlocked",
     "blocked_result",
+    "normalize_registration_timeout_ms",
 ]

@@ -4,13 +4,13 @@ vetoes like ``deny`` when no port is configured)."""
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 import anyio
 
+from openclaw_mcp.application.abandonable import call_abandonable
 from openclaw_mcp.application.ports.approvals import (
     ApprovalDecision,
     ApprovalNoLongerAvailable,
@@ -121,15 +121,13 @@ class ApprovalResolver:
 
     async def _notify(self, approval: Mapping[str, Any], resolution: str) -> None:
         """Call the approval's ``onResolution`` with the resolution; a failing (or, past 15 s, hanging)
-        callback is logged and changes nothing."""
+        callback is logged and changes nothing. Nothing waits for a callback past its bound, whether or not it
+        stops (:func:`call_abandonable`)."""
         callback = approval.get("onResolution")
         if not callable(callback):
             return
         try:
-            with anyio.fail_after(_CALLBACK_BOUND_S):
-                value = callback(resolution)
-                if inspect.isawaitable(value):
-                    await value
+            await call_abandonable(callback, resolution, timeout_s=_CALLBACK_BOUND_S)
         except Exception as exc:  # a plugin callback: whatever it raises must not change the outcome
             self._log(f"plugin onResolution callback failed: {describe_error(exc)}")
 

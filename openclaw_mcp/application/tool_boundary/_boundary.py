@@ -4,12 +4,10 @@ request, then veto (the blocked result), fail (:class:`ToolCallBlocked`) or exec
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-import anyio
-
+from openclaw_mcp.application.abandonable import call_abandonable
 from openclaw_mcp.application.ports.approvals import PluginApprovals
 from openclaw_mcp.application.tool_boundary._approval import ApprovalMode, ApprovalResolver, PendingApproval
 from openclaw_mcp.application.tool_boundary._cancel import CancelSignal
@@ -62,22 +60,28 @@ def _abort_text(reason: object) -> str:
 
 
 async def _call_handler(registration: HookRegistration, event: dict[str, Any], ctx: dict[str, Any]) -> object:
-    """One handler's result; an awaitable result is awaited under the handler's timeout, whose expiry raises
-    ``TimeoutError("timed out after <ms>ms")``."""
-    value = registration.handler(event, ctx)
-    if not inspect.isawaitable(value):
-        return value
+    """One handler's result, delivered within the handler's timeout, whose expiry raises ``TimeoutError("timed
+    out after <ms>ms")`` at once (plugin-tools.md §6.6: the hook is raced against a timer).
+
+    The handler never runs in the caller's task (:func:`call_abandonable`): an async handler runs in a detached
+    task, a sync one in a daemon thread. So expiry is a failure whatever the handler does later — answer
+    after catching its cancellation, swallow cancellation forever, block its thread — and nothing waits for
+    it; its late result is dropped."""
     timeout_ms = hook_timeout_ms(registration.timeout_ms)
-    with anyio.move_on_after(timeout_ms / 1000):
-        return await value
-    raise TimeoutError(f"timed out after {timeout_ms}ms")
+    return await call_abandonable(
+        registration.handler, event, ctx, timeout_s=timeout_ms / 1000, timeout_message=f"timed out after {timeout_ms}ms"
+    )
 
 
 class ToolBoundary:
     """Runs tool calls through the ``before_tool_call`` handlers of ``hooks``.
 
     ``approvals``: where Gateway-mode approval requests go (``None``: they are denied, decision D-SR2);
-    ``log``: one line per warning (a handler failure, a failed approval route, a failing ``onResolution``)."""
+    ``log``: one line per warning (a handler failure, a failed approval route, a failing ``onResolution``).
+
+    Handlers are plugin code and never run in the calling task: an async handler runs in a detached task, a
+    sync one in a worker (daemon) thread, and the call waits only for the delivery of the result, under the
+    handler's timeout. Past it the call fails closed at once, whatever the handler does later (issue 32)."""
 
     def __init__(
         self,

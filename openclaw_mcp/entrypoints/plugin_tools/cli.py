@@ -6,7 +6,9 @@ prints the invalid-config block, exit 1), the plugins (entry points, from the co
 the tool policy; no tool → ``plugin-tools-serve: no plugin tools found`` and the server still serves. Logging
 goes to stderr only (secrets redacted); stdout carries MCP frames only. Any other error prints
 ``plugin-tools-serve: <message>`` and exits 1. stdin end, SIGINT and SIGTERM close gracefully: reading stops,
-in-flight calls settle unanswered (at most :data:`DRAIN_TIMEOUT_S`), exit 0.
+in-flight calls settle unanswered (at most :data:`DRAIN_TIMEOUT_S`), exit 0. Plugin code that outlives its
+deadline (a hook or a factory that refuses to stop) never keeps the process alive: once serving is over, the
+process ends within :data:`SHUTDOWN_GRACE_S` whatever still runs (:func:`stdio_process.exit_deadline`).
 
 * :func:`run_plugin_tools` — the whole command as a coroutine over a container and injectable stdio;
 * :func:`main` — the console script.
@@ -15,18 +17,31 @@ in-flight calls settle unanswered (at most :data:`DRAIN_TIMEOUT_S`), exit 0.
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Final
 
 from openclaw_mcp.entrypoints.containers import Container
 from openclaw_mcp.entrypoints.serve.transport import ByteSink, ByteSource
-from openclaw_mcp.entrypoints.stdio_process import Stderr, load_config_document
+from openclaw_mcp.entrypoints.stdio_process import Stderr, exit_deadline, load_config_document
 from openclaw_mcp.entrypoints.tools_stdio import DRAIN_TIMEOUT_S, console_main, run_tools_server, serve_stdio
 
-__all__ = ["DRAIN_TIMEOUT_S", "FAILURE_PREFIX", "NO_TOOLS_LINE", "main", "run_plugin_tools"]
+__all__ = [
+    "DRAIN_TIMEOUT_S",
+    "FAILURE_PREFIX",
+    "NO_TOOLS_LINE",
+    "SHUTDOWN_GRACE_S",
+    "STUCK_AT_EXIT_LINE",
+    "main",
+    "run_plugin_tools",
+]
 
 FAILURE_PREFIX: Final = "plugin-tools-serve: "
 NO_TOOLS_LINE: Final = "plugin-tools-serve: no plugin tools found"
+SHUTDOWN_GRACE_S: Final = 2.0
+"""How long the process may take to end once serving is over (decision: the MCP SDK's stdio client gives a
+server 2 s after closing its stdin before SIGTERM; well-behaved teardown takes milliseconds)."""
+STUCK_AT_EXIT_LINE: Final = "plugin-tools-serve: plugin code did not stop at shutdown; exiting"
 
 
 async def _serve(
@@ -73,6 +88,14 @@ run_plugin_tools: Final = functools.partial(run_tools_server, FAILURE_PREFIX, _s
 (:func:`~openclaw_mcp.entrypoints.tools_stdio.run_tools_server`)."""
 
 
+async def _run_process(argv: list[str], env: dict[str, str]) -> int:
+    """:func:`run_plugin_tools` as the process: its exit status is final once it returns, so the event loop's
+    teardown (which waits for every task, a stuck plugin task included) gets :data:`SHUTDOWN_GRACE_S`."""
+    status = await run_plugin_tools(argv, env)
+    exit_deadline(status, SHUTDOWN_GRACE_S, stderr=Stderr(sys.stderr), line=STUCK_AT_EXIT_LINE)
+    return status
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """The ``openclaw-plugin-tools`` console script."""
-    console_main(run_plugin_tools, argv)
+    console_main(_run_process, argv)
