@@ -133,22 +133,26 @@ def _mcp_oauth(
     return McpOAuth(store, leases, clock, policy=MCP_OAUTH_LEASE if policy is None else policy)
 
 
-def _oauth_protocol(config: HttpConfig | None = None, *, url: str | None = None) -> HttpOAuthProtocol:
+def _oauth_protocol(
+    config: HttpConfig | None = None, *, url: str | None = None, block_private_origins: bool = True
+) -> HttpOAuthProtocol:
     """The OAuth wire protocol with the server's TLS settings, headers (no ``Authorization``) and request
     timeout; or, with only ``url``, plain defaults. Raises ``OSError``/``ssl.SSLError`` for unusable
-    certificate files."""
+    certificate files. ``block_private_origins=False`` (the loopback conformance suite only) lets OAuth
+    requests reach private origins other than the server's."""
     from openclaw_mcp.adapters.http._client import build_ssl_context
     from openclaw_mcp.adapters.http.oauth import HttpOAuthProtocol
 
     if config is None:
         if url is None:
             raise ValueError("the OAuth protocol needs a config or a url")
-        return HttpOAuthProtocol(url)
+        return HttpOAuthProtocol(url, block_private_origins=block_private_origins)
     return HttpOAuthProtocol(
         config.url,
         headers=config.headers or {},
         ssl_context=build_ssl_context(config.ssl_verify, config.client_cert, config.client_key),
         timeout_s=config.request_timeout_ms / 1000,
+        block_private_origins=block_private_origins,
     )
 
 
@@ -158,10 +162,13 @@ def _request_auth(
     config: HttpConfig | None = None,
     *,
     protocol: Callable[..., HttpOAuthProtocol],
+    block_private_origins: bool = True,
 ) -> RequestAuth:
     from openclaw_mcp.adapters.http.oauth_auth import OAuthRequestAuth
 
-    return OAuthRequestAuth(oauth, server, protocol(config, url=server.url))
+    return OAuthRequestAuth(
+        oauth, server, protocol(config, url=server.url, block_private_origins=block_private_origins)
+    )
 
 
 def _operator_oauth_hook(request_auth: Callable[..., RequestAuth]) -> Callable[[str, HttpConfig], RequestAuth]:

@@ -14,9 +14,13 @@ every request through:
   HTTP) or lose the request and stop writing (SSE). The connection raises the reported error for the
   request instead (see ``connector.py``).
 
+The fetch policy itself (TLS overrides on the server origin, the SSRF checks, redirects) is
+:class:`GuardedFetch`, shared with the OAuth wire adapter (``oauth.HttpOAuthProtocol``), whose discovery,
+registration and token requests go through it too (every hop, the first one included, is checked).
+
 SSRF choice (decision): the configured server origin is always allowed, whatever it resolves to (so
 loopback and private servers work, as in the reference, whose policy allow-lists exactly that origin).
-Requests to any *other* origin — only reachable through redirects — are refused when the host is a
+Requests to any *other* origin (reached through redirects, or an OAuth endpoint) are refused when the host is a
 blocked name (``localhost``, ``*.localhost``, ``*.local``, ``*.internal``, ``metadata.google.internal``),
 a non-global IP literal, or resolves to a non-global address. The resolution is checked before the
 request and not pinned, so a DNS-rebinding race remains possible for redirect targets.
@@ -46,7 +50,10 @@ from openclaw_mcp.adapters.http._errors import (
 from openclaw_mcp.application.ports.mcp import McpError, McpSessionExpired
 
 __all__ = [
+    "BLOCKED_HOST_MESSAGE",
+    "BLOCKED_RESOLVED_MESSAGE",
     "MAX_REDIRECTS",
+    "GuardedFetch",
     "HttpClientOptions",
     "McpHttpTransport",
     "RequestAuth",
@@ -199,19 +206,111 @@ def _accepted(request: httpx2.Request) -> httpx2.Response:
     return httpx2.Response(202, headers={"content-length": "0"}, content=b"", request=request)
 
 
+class GuardedFetch:
+    """The reference's guarded fetch for one server (upstream ``fetchWithSsrFGuard`` as ``mcp-http-fetch.ts``
+    sets it up): ``ssl_context`` only on the server's origin; every hop (the first one included) to another
+    origin refused by the SSRF rules of the module docstring unless ``block_private_origins`` is off;
+    redirects followed here, at most 20, cross-origin hops keeping only the safe headers."""
+
+    def __init__(
+        self, server_url: str, ssl_context: ssl.SSLContext | None = None, *, block_private_origins: bool = True
+    ) -> None:
+        self._server_origin = _origin(httpx2.URL(server_url))
+        self._block_private_origins = block_private_origins
+        self._default = httpx2.AsyncHTTPTransport()
+        self._server = httpx2.AsyncHTTPTransport(verify=ssl_context) if ssl_context is not None else self._default
+
+    def same_origin(self, url: httpx2.URL) -> bool:
+        return _origin(url) == self._server_origin
+
+    async def check_target(self, url: httpx2.URL) -> None:
+        if url.scheme not in ("http", "https"):
+            raise HttpPolicyError("Invalid URL: must be http or https")
+        if not self._block_private_origins or self.same_origin(url):
+            return
+        host = url.host.lower().rstrip(".")
+        literal = _ip_literal(host)
+        if (
+            host in _BLOCKED_HOSTNAMES
+            or host.endswith(_BLOCKED_SUFFIXES)
+            or (literal is not None and not _is_global_address(literal))
+        ):
+            raise HttpPolicyError(BLOCKED_HOST_MESSAGE)
+        if literal is not None:
+            return
+        try:
+            infos = await anyio.getaddrinfo(host, _origin(url)[2], type=socket.SOCK_STREAM)
+        except OSError:
+            return  # the request itself reports the lookup failure
+        for info in infos:
+            address = _ip_literal(str(info[4][0]))
+            if address is not None and not _is_global_address(address):
+                raise HttpPolicyError(BLOCKED_RESOLVED_MESSAGE)
+
+    async def fetch(self, request: httpx2.Request) -> httpx2.Response:
+        """Send ``request``, following redirects the way the reference's guarded fetch does. Raises
+        :class:`HttpPolicyError` (with the reference's text) for a refused hop, httpx2's errors otherwise."""
+        current = request
+        visited = {(current.method, str(current.url))}
+        redirects = 0
+        while True:
+            await self.check_target(current.url)
+            transport = self._server if self.same_origin(current.url) else self._default
+            response = await transport.handle_async_request(current)
+            status = response.status_code
+            if status not in _REDIRECT_STATUSES:
+                return response
+            location = response.headers.get("location")
+            await discard(response)
+            redirects += 1
+            if redirects > MAX_REDIRECTS:
+                raise HttpPolicyError(f"Too many redirects (limit: {MAX_REDIRECTS})")
+            if not location:
+                raise HttpPolicyError(f"Redirect missing location header ({status})")
+            try:
+                target = current.url.join(location)
+            except httpx2.InvalidURL as exc:
+                raise HttpPolicyError("Invalid URL: must be http or https") from exc
+            current = self._redirected(current, status, target)
+            key = (current.method, str(current.url))
+            if key in visited:
+                raise HttpPolicyError("Redirect loop detected")
+            visited.add(key)
+
+    def _redirected(self, request: httpx2.Request, status: int, target: httpx2.URL) -> httpx2.Request:
+        method = request.method
+        content: bytes | None = request.content if method not in ("GET", "HEAD") else None
+        drop = set(_REBUILT_HEADERS)
+        if (status == 303 and method not in ("GET", "HEAD")) or (status in (301, 302) and method == "POST"):
+            method = "GET"
+            content = None
+            drop |= _BODY_HEADERS
+        cross_origin = _origin(target) != _origin(request.url)
+        headers = [
+            (name, value)
+            for name, value in request.headers.multi_items()
+            if name.lower() not in drop and (not cross_origin or name.lower() in _CROSS_ORIGIN_SAFE_HEADERS)
+        ]
+        return httpx2.Request(method, target, headers=headers, content=content, extensions=request.extensions)
+
+    async def aclose(self) -> None:
+        """Close the connection pools (shielded: an interrupted close would leave pooled sockets behind)."""
+        with anyio.CancelScope(shield=True):
+            await self._server.aclose()
+            if self._default is not self._server:
+                await self._default.aclose()
+
+
 class McpHttpTransport(httpx2.AsyncBaseTransport):
     """Sends the SDK's requests with the reference's fetch policy (see the module docstring)."""
 
     def __init__(self, options: HttpClientOptions, observer: TransportObserver) -> None:
         self._options = options
         self._observer = observer
-        self._server_url = httpx2.URL(options.url)
-        self._server_origin = _origin(self._server_url)
-        self._headers = {name.lower(): value for name, value in options.headers.items()}
-        self._default = httpx2.AsyncHTTPTransport()
-        self._server = (
-            httpx2.AsyncHTTPTransport(verify=options.ssl_context) if options.ssl_context is not None else self._default
+        self._guard = GuardedFetch(
+            options.url, options.ssl_context, block_private_origins=options.block_private_redirects
         )
+        self._headers = {name.lower(): value for name, value in options.headers.items()}
         self._get_stream_failures = 0
         self.session_id: str | None = None
 
@@ -220,7 +319,10 @@ class McpHttpTransport(httpx2.AsyncBaseTransport):
         return self._options.transport_type == "streamable-http"
 
     def _same_origin(self, url: httpx2.URL) -> bool:
-        return _origin(url) == self._server_origin
+        return self._guard.same_origin(url)
+
+    async def _fetch(self, request: httpx2.Request) -> httpx2.Response:
+        return await self._guard.fetch(request)
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         is_post = request.method == "POST"
@@ -312,81 +414,10 @@ class McpHttpTransport(httpx2.AsyncBaseTransport):
             if token:
                 request.headers["authorization"] = f"Bearer {token}"
 
-    async def _check_target(self, url: httpx2.URL) -> None:
-        if url.scheme not in ("http", "https"):
-            raise HttpPolicyError("Invalid URL: must be http or https")
-        if not self._options.block_private_redirects or self._same_origin(url):
-            return
-        host = url.host.lower().rstrip(".")
-        literal = _ip_literal(host)
-        if (
-            host in _BLOCKED_HOSTNAMES
-            or host.endswith(_BLOCKED_SUFFIXES)
-            or (literal is not None and not _is_global_address(literal))
-        ):
-            raise HttpPolicyError(BLOCKED_HOST_MESSAGE)
-        if literal is not None:
-            return
-        try:
-            infos = await anyio.getaddrinfo(host, _origin(url)[2], type=socket.SOCK_STREAM)
-        except OSError:
-            return  # the request itself reports the lookup failure
-        for info in infos:
-            address = _ip_literal(str(info[4][0]))
-            if address is not None and not _is_global_address(address):
-                raise HttpPolicyError(BLOCKED_RESOLVED_MESSAGE)
-
-    async def _fetch(self, request: httpx2.Request) -> httpx2.Response:
-        """Send ``request``, following redirects the way the reference's guarded fetch does."""
-        current = request
-        visited = {(current.method, str(current.url))}
-        redirects = 0
-        while True:
-            await self._check_target(current.url)
-            transport = self._server if self._same_origin(current.url) else self._default
-            response = await transport.handle_async_request(current)
-            status = response.status_code
-            if status not in _REDIRECT_STATUSES:
-                return response
-            location = response.headers.get("location")
-            await discard(response)
-            redirects += 1
-            if redirects > MAX_REDIRECTS:
-                raise HttpPolicyError(f"Too many redirects (limit: {MAX_REDIRECTS})")
-            if not location:
-                raise HttpPolicyError(f"Redirect missing location header ({status})")
-            try:
-                target = current.url.join(location)
-            except httpx2.InvalidURL as exc:
-                raise HttpPolicyError("Invalid URL: must be http or https") from exc
-            current = self._redirected(current, status, target)
-            key = (current.method, str(current.url))
-            if key in visited:
-                raise HttpPolicyError("Redirect loop detected")
-            visited.add(key)
-
-    def _redirected(self, request: httpx2.Request, status: int, target: httpx2.URL) -> httpx2.Request:
-        method = request.method
-        content: bytes | None = request.content if method not in ("GET", "HEAD") else None
-        drop = set(_REBUILT_HEADERS)
-        if (status == 303 and method not in ("GET", "HEAD")) or (status in (301, 302) and method == "POST"):
-            method = "GET"
-            content = None
-            drop |= _BODY_HEADERS
-        cross_origin = _origin(target) != _origin(request.url)
-        headers = [
-            (name, value)
-            for name, value in request.headers.multi_items()
-            if name.lower() not in drop and (not cross_origin or name.lower() in _CROSS_ORIGIN_SAFE_HEADERS)
-        ]
-        return httpx2.Request(method, target, headers=headers, content=content, extensions=request.extensions)
-
     async def aclose(self) -> None:
         # Shielded: an interrupted close would leave pooled sockets to the garbage collector.
         with anyio.CancelScope(shield=True):
-            await self._server.aclose()
-            if self._default is not self._server:
-                await self._default.aclose()
+            await self._guard.aclose()
             if self._options.auth is not None:
                 await self._options.auth.aclose()
 

@@ -7,9 +7,21 @@ does it: the ``MCP-Protocol-Version: 2025-11-25`` discovery header, the authoriz
 and ``URLSearchParams`` encoding, the token request parameter order and client authentication choice, and
 stored documents in the reference's schema order (unknown client/token fields dropped).
 
-HTTP: the server's TLS settings (``sslVerify``, client certificate) and its configured headers (never an
-``Authorization`` header) apply only to requests to the server's own origin; every request has the
-server's resolved request timeout.
+HTTP: every request goes through the HTTP transport's guarded fetch (``_client.GuardedFetch``, as the
+reference routes OAuth through its ``mcp-http`` fetch guard): the server's TLS settings (``sslVerify``, client
+certificate) and its configured headers (never an ``Authorization`` header) apply only to requests to the
+server's own origin; any other origin (an authorization server named by the metadata, a redirect target) is
+refused when it is private, loopback or special-use (``Blocked hostname or private/internal/special-use IP
+address``); redirects are followed by the guard, keeping only the safe headers across origins.
+
+Beyond the reference (decisions): each request, its redirects and its whole body must complete within the
+server's resolved request timeout (``OAuth request timed out after <ms> ms``; a body sent byte by byte
+cannot hold the flow), and an answer may hold at most :data:`MAX_OAUTH_RESPONSE_BYTES` (``OAuth response
+exceeds 1048576 bytes``; read incrementally, so an oversized answer costs no more than the cap). Authorization
+server metadata whose ``issuer`` is not the URL it was discovered from (RFC 8414 §3.3; OpenID Discovery §4.3;
+compared as WHATWG URLs, a trailing ``/`` ignored) is refused. The authorization URL is built as the
+reference SDK builds it (``new URL(authorization_endpoint)`` and ``searchParams.set``): WHATWG-normalised,
+so control characters in a hostile endpoint are percent-encoded, never printed raw.
 
 Errors (the port's contract): network failures raise :class:`OAuthNetworkError` with the reference's
 ``fetch failed`` text (no library text, which may carry URLs); error answers raise
@@ -26,9 +38,11 @@ import json
 import ssl
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, Final, ParamSpec, TypeVar
 from urllib.parse import quote_plus, urljoin, urlsplit
 
+import anyio
 import httpx2
 from mcp.client.auth.exceptions import OAuthRegistrationError
 from mcp.client.auth.oauth2 import PKCEParameters
@@ -42,7 +56,8 @@ from mcp.shared.auth import OAuthClientMetadata, OAuthMetadata, OAuthToken, Prot
 from mcp.shared.auth_utils import check_resource_allowed, resource_url_from_server_url
 from pydantic import ValidationError
 
-from openclaw_mcp.adapters.http._errors import fetch_error
+from openclaw_mcp.adapters.http._client import GuardedFetch
+from openclaw_mcp.adapters.http._errors import HttpPolicyError, fetch_error
 from openclaw_mcp.application.ports.oauth import (
     AuthorizationStart,
     OAuthErrorResponse,
@@ -55,11 +70,15 @@ from openclaw_mcp.domain.oauth_schemas import (
     RESOURCE_METADATA_SCHEMA,
     TOKENS_SCHEMA,
 )
+from openclaw_mcp.jscompat.urlencoded import search_params, search_params_set
+from openclaw_mcp.jscompat.urls import parse_url, set_search_params
 
-__all__ = ["DISCOVERY_PROTOCOL_VERSION", "HttpOAuthProtocol"]
+__all__ = ["DISCOVERY_PROTOCOL_VERSION", "MAX_OAUTH_RESPONSE_BYTES", "HttpOAuthProtocol"]
 
 DISCOVERY_PROTOCOL_VERSION: Final = "2025-11-25"
 """The ``MCP-Protocol-Version`` header of metadata discovery requests (the reference SDK's latest)."""
+MAX_OAUTH_RESPONSE_BYTES: Final = 1_048_576
+"""The largest metadata, registration or token answer read (decoded bytes); OAuth documents are small."""
 
 # The reference SDK's zod schemas strip unknown keys of these documents and emit the schema order.
 _CLIENT_INFORMATION_KEYS: Final = (
@@ -153,39 +172,68 @@ def _href(url: str) -> str:
     return url
 
 
-def _origin(url: httpx2.URL) -> tuple[str, str, int]:
-    port = url.port
-    if port is None:
-        port = 443 if url.scheme == "https" else 80
-    return url.scheme, url.host, port
-
-
 class _OriginTransport(httpx2.AsyncBaseTransport):
-    """Configured headers and TLS settings on the server's origin only."""
+    """Configured headers on the server's origin only, then the guarded fetch (SSRF checks on every hop,
+    redirects, the server's TLS settings on its origin)."""
 
-    def __init__(self, server_url: str, headers: Mapping[str, str], ssl_context: ssl.SSLContext | None) -> None:
-        self._origin = _origin(httpx2.URL(server_url))
+    def __init__(
+        self,
+        server_url: str,
+        headers: Mapping[str, str],
+        ssl_context: ssl.SSLContext | None,
+        *,
+        block_private_origins: bool = True,
+    ) -> None:
+        self._guard = GuardedFetch(server_url, ssl_context, block_private_origins=block_private_origins)
         self._headers = {name: value for name, value in headers.items() if name.lower() != "authorization"}
-        self._default = httpx2.AsyncHTTPTransport()
-        self._server = httpx2.AsyncHTTPTransport(verify=ssl_context) if ssl_context is not None else self._default
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        if _origin(request.url) == self._origin:
+        if self._guard.same_origin(request.url):
             for name, value in self._headers.items():
                 if name.lower() not in request.headers:
                     request.headers[name] = value
-            return await self._server.handle_async_request(request)
-        return await self._default.handle_async_request(request)
+        return await self._guard.fetch(request)
 
     async def aclose(self) -> None:
-        await self._server.aclose()
-        if self._default is not self._server:
-            await self._default.aclose()
+        await self._guard.aclose()
 
 
-async def _error_response(response: httpx2.Response) -> OAuthErrorResponse:
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    """A response read in full (within the size cap and the deadline)."""
+
+    status_code: int
+    content: bytes
+    request: httpx2.Request
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _read_capped(response: httpx2.Response) -> bytes:
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_OAUTH_RESPONSE_BYTES:
+        raise _TooLarge
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > MAX_OAUTH_RESPONSE_BYTES:
+            raise _TooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _issuer_key(url: object) -> str | None:
+    """A URL compared as an issuer identifier: its WHATWG serialisation without one trailing ``/``."""
+    parsed = parse_url(url) if isinstance(url, str) else None
+    return None if parsed is None else parsed.href.removesuffix("/")
+
+
+def _error_response(response: _Answer) -> OAuthErrorResponse:
     """The SDK's ``parseErrorResponse``: an OAuth error document, else a ``server_error`` with the body."""
-    body = (await response.aread()).decode("utf-8", errors="replace")
+    body = response.content.decode("utf-8", errors="replace")
     try:
         document = json.loads(body)
         error = document.get("error") if isinstance(document, dict) else None
@@ -218,8 +266,11 @@ def _select_client_auth_method(client: Mapping[str, Any], supported: list[str]) 
 
 class HttpOAuthProtocol:
     """:class:`~application.ports.oauth.OAuthProtocol` for one server: ``server_url`` (its origin gets
-    ``headers`` and ``ssl_context``), ``timeout_s`` per request. Use as an async context manager (it owns
-    the HTTP connection pool)."""
+    ``headers`` and ``ssl_context``; other origins must be public), ``timeout_s`` for each request including
+    its redirects and body. Use as an async context manager (it owns the HTTP connection pool).
+
+    ``block_private_origins=False`` lifts the SSRF rule for other origins (tests of the header policy on
+    loopback only; never set by the product)."""
 
     def __init__(
         self,
@@ -228,13 +279,16 @@ class HttpOAuthProtocol:
         headers: Mapping[str, str] | None = None,
         ssl_context: ssl.SSLContext | None = None,
         timeout_s: float = 60.0,
+        block_private_origins: bool = True,
     ) -> None:
-        transport = _OriginTransport(server_url, headers or {}, ssl_context)
+        transport = _OriginTransport(
+            server_url, headers or {}, ssl_context, block_private_origins=block_private_origins
+        )
+        self._timeout_s = timeout_s
         self._client = httpx2.AsyncClient(
             transport=transport,
             timeout=httpx2.Timeout(timeout_s),
-            follow_redirects=True,
-            max_redirects=20,
+            follow_redirects=False,
             trust_env=False,
         )
 
@@ -247,15 +301,26 @@ class HttpOAuthProtocol:
     async def aclose(self) -> None:
         await self._client.aclose()
 
-    async def _send(self, request: httpx2.Request) -> httpx2.Response:
+    async def _send(self, request: httpx2.Request) -> _Answer:
+        """One request, its redirects and its whole body within the timeout and the size cap."""
         try:
-            response = await self._client.send(request)
-            await response.aread()
+            with anyio.fail_after(self._timeout_s):
+                response = await self._client.send(request, stream=True)
+                try:
+                    content = await _read_capped(response)
+                finally:
+                    await response.aclose()
+        except TimeoutError:
+            raise OAuthNetworkError(f"OAuth request timed out after {round(self._timeout_s * 1000)} ms") from None
+        except _TooLarge:
+            raise OAuthNetworkError(f"OAuth response exceeds {MAX_OAUTH_RESPONSE_BYTES} bytes") from None
+        except HttpPolicyError as exc:
+            raise OAuthNetworkError(str(exc)) from None
         except (httpx2.HTTPError, httpx2.StreamError, OSError) as exc:
             raise OAuthNetworkError(str(fetch_error(exc, request.url))) from None
-        return response
+        return _Answer(response.status_code, content, request)
 
-    async def _get_metadata(self, url: str) -> httpx2.Response:
+    async def _get_metadata(self, url: str) -> _Answer:
         return await self._send(
             httpx2.Request("GET", url, headers={"MCP-Protocol-Version": DISCOVERY_PROTOCOL_VERSION})
         )
@@ -303,13 +368,18 @@ class HttpOAuthProtocol:
                 OAuthMetadata.model_validate(document)
             except ValidationError:
                 raise OAuthFlowError(f"Invalid {kind} metadata from {url}") from None
+            expected = _issuer_key(authorization_server_url)
+            if expected is None or _issuer_key(document.get("issuer")) != expected:
+                raise OAuthFlowError(
+                    f"Invalid {kind} metadata from {url}: issuer does not match {_href(authorization_server_url)}"
+                )
             if kind == "OAuth":
                 return _schema_order(document, OAUTH_METADATA_SCHEMA.keys, loose=True)
             return _schema_order(document, OPENID_METADATA_SCHEMA.keys)
         return None
 
     @staticmethod
-    def _json_object(response: httpx2.Response, what: str) -> dict[str, Any]:
+    def _json_object(response: _Answer, what: str) -> dict[str, Any]:
         try:
             document = json.loads(response.content)
         except ValueError:
@@ -352,7 +422,7 @@ class HttpOAuthProtocol:
         request = httpx2.Request("POST", request.url, content=body, headers={"Content-Type": "application/json"})
         response = await self._send(request)
         if not 200 <= response.status_code < 300:
-            raise await _error_response(response)
+            raise _error_response(response)
         try:
             await handle_registration_response(httpx2.Response(200, content=response.content, request=response.request))
         except OAuthRegistrationError:
@@ -380,24 +450,29 @@ class HttpOAuthProtocol:
                 raise OAuthFlowError("Incompatible auth server: does not support code challenge method S256")
         else:
             endpoint = urljoin(authorization_server_url, "/authorize")
+        # ``new URL(endpoint)`` then ``searchParams.set`` (``append`` for ``prompt``): WHATWG-normalised, so
+        # control characters are percent-encoded (or, at the ends, stripped) and the URL prints safely.
+        url = parse_url(endpoint)
+        if url is None:
+            raise OAuthFlowError("Invalid URL")
         pkce = PKCEParameters.generate()
-        params: list[tuple[str, str]] = [
+        pairs = search_params(url.query or "")
+        for name, value in (
             ("response_type", "code"),
             ("client_id", str(client_information["client_id"])),
             ("code_challenge", pkce.code_challenge),
             ("code_challenge_method", "S256"),
             ("redirect_uri", redirect_url),
             ("state", state),
-        ]
+        ):
+            pairs = search_params_set(pairs, name, value)
         if scope:
-            params.append(("scope", scope))
+            pairs = search_params_set(pairs, "scope", scope)
             if "offline_access" in scope:
-                params.append(("prompt", "consent"))
+                pairs.append(("prompt", "consent"))
         if resource is not None:
-            params.append(("resource", resource))
-        query = "&".join(f"{_search_param(name)}={_search_param(value)}" for name, value in params)
-        separator = "&" if urlsplit(endpoint).query else "?"
-        return AuthorizationStart(f"{_href(endpoint)}{separator}{query}", pkce.code_verifier)
+            pairs = search_params_set(pairs, "resource", resource)
+        return AuthorizationStart(set_search_params(url, pairs).href, pkce.code_verifier)
 
     # --- Token requests ----------------------------------------------------------------------------------
 
@@ -428,7 +503,7 @@ class HttpOAuthProtocol:
         body = "&".join(f"{_search_param(name)}={_search_param(value)}" for name, value in params)
         response = await self._send(httpx2.Request("POST", token_url, headers=headers, content=body.encode()))
         if not 200 <= response.status_code < 300:
-            raise await _error_response(response)
+            raise _error_response(response)
         document = _coerced_tokens(self._json_object(response, "token response"))
         try:
             OAuthToken.model_validate(document)

@@ -7,22 +7,33 @@ A minimal HTTP/1.1 server on the redirect URL's loopback address(es) and port th
 callback: every response is ``text/plain; charset=utf-8`` with the reference's security headers and
 ``Connection: close``. Only ``http:`` redirect URLs on ``localhost``/``127.0.0.1``/``::1`` are accepted;
 ``localhost`` must resolve to loopback addresses only, and all of them are bound (all or nothing).
+
+A request Node's HTTP parser would reject (no known method, an unsupported version, control characters in
+the target, a head over 16 KiB) gets Node's bare answer (``400 Bad Request``/``431``, ``Connection: close``)
+and the listener keeps waiting, like the reference. Decision where the reference is weaker: a target
+``new URL`` cannot parse (``//[``) makes the reference answer ``500`` and abort the login; here it is a
+``400`` too — no single request from another local process can end the wait. Targets are read as the
+reference reads them (``new URL(target, origin)``, ``searchParams``), with the WHATWG parser.
 """
 
 from __future__ import annotations
 
 import errno
 import ipaddress
+import re
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Final, Literal
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
 import anyio
 import anyio.abc
 from anyio.streams.stapled import MultiListener
+
+from openclaw_mcp.jscompat.urlencoded import search_params
+from openclaw_mcp.jscompat.urls import Url, parse_url
 
 __all__ = [
     "CALLBACK_TIMEOUT_S",
@@ -36,6 +47,21 @@ CALLBACK_TIMEOUT_S: Final = 300.0
 """How long the CLI waits for the browser (300 000 ms)."""
 
 _MAX_HEAD_BYTES: Final = 16_384
+# Node's clientError answers: the parser rejected the request (the socket is then closed).
+_BAD_REQUEST: Final = b"HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n"
+_HEAD_TOO_LARGE: Final = b"HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n"
+# The methods llhttp knows (anything else is a parse error).
+_METHODS: Final = frozenset(
+    (
+        *("DELETE", "GET", "HEAD", "POST", "PUT", "CONNECT", "OPTIONS", "TRACE", "COPY", "LOCK", "MKCOL", "MOVE"),
+        *("PROPFIND", "PROPPATCH", "SEARCH", "UNLOCK", "BIND", "REBIND", "UNBIND", "ACL", "REPORT", "MKACTIVITY"),
+        *("CHECKOUT", "MERGE", "M-SEARCH", "NOTIFY", "SUBSCRIBE", "UNSUBSCRIBE", "PATCH", "PURGE", "MKCALENDAR"),
+        *("LINK", "UNLINK", "SOURCE", "QUERY"),
+    )
+)
+_VERSION = re.compile(r"HTTP/1\.[01]")
+_TARGET = re.compile(r"[\x21-\x7e\x80-\xff]+")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _READ_TIMEOUT_S: Final = 10.0
 _HEADERS: Final = (
     ("Cache-Control", "no-store"),
@@ -50,7 +76,6 @@ _REASONS: Final = {
     404: "Not Found",
     405: "Method Not Allowed",
     409: "Conflict",
-    500: "Internal Server Error",
 }
 # Node's ``listen`` error texts: ``listen <CODE>: <text> <address>:<port>``.
 _LISTEN_ERRORS: Final = {
@@ -98,6 +123,36 @@ def _listen_error(exc: OSError, address: str, port: int) -> OAuthCallbackError:
     return OAuthCallbackError(f"listen {code}: {text or 'unknown error'} {address}:{port}")
 
 
+class _Malformed(Exception):
+    """The request is one Node's parser (or ``new URL``) rejects: answered with the bare ``400``."""
+
+
+def _request_line(head: bytes) -> tuple[str, str]:
+    """Method and target of the request head, as llhttp accepts them (else :class:`_Malformed`)."""
+    line = head.split(b"\n", 1)[0].removesuffix(b"\r").decode("latin-1")
+    parts = line.split(" ")
+    if len(parts) == 3 and _VERSION.fullmatch(parts[2]) is None:
+        raise _Malformed
+    if len(parts) not in (2, 3) or parts[0] not in _METHODS or _TARGET.fullmatch(parts[1]) is None:
+        raise _Malformed
+    return parts[0], parts[1]
+
+
+def _target_url(target: str) -> Url:
+    """``new URL(target, "http://127.0.0.1")`` for the request targets a browser or client may send."""
+    if target.startswith("//"):
+        url = parse_url("http:" + target)
+    elif target.startswith("/"):
+        url = parse_url("http://127.0.0.1" + target)
+    elif _SCHEME.match(target):
+        url = parse_url(target)
+    else:
+        url = parse_url("http://127.0.0.1/" + target)
+    if url is None:
+        raise _Malformed
+    return url
+
+
 class OAuthCallbackListener:
     """The bound listener; :meth:`wait` returns the one callback result."""
 
@@ -133,19 +188,19 @@ class OAuthCallbackListener:
         self._settle(None, "OAuth callback cancelled")
 
     def route(self, method: str, target: str) -> tuple[int, str, tuple[tuple[str, str], ...]]:
-        """Status, body and extra headers for one request (and settle the result when it is the callback)."""
+        """Status, body and extra headers for one request (and settle the result when it is the callback).
+        Raises :class:`_Malformed` for a target ``new URL`` cannot parse."""
         if self._settled.is_set():
             return 409, "OAuth callback was already received.", ()
         if method == "OPTIONS":
             return 204, "", ()
-        parts = urlsplit(target if target.startswith("/") else "/" + target)
-        if parts.path != self._path:
+        url = _target_url(target)
+        if url.pathname != self._path:
             return 404, "Callback route not found.", ()
         if method != "GET":
             return 405, "Method not allowed.", (("Allow", "GET, OPTIONS"),)
-        params = parse_qsl(parts.query, keep_blank_values=True)
         values: dict[str, str] = {}
-        for name, value in params:
+        for name, value in search_params(url.query or ""):
             values.setdefault(name, value)
         if values.get("state") != self._expected_state:
             return 400, "Invalid OAuth state.", ()
@@ -166,17 +221,20 @@ class OAuthCallbackListener:
                 with anyio.fail_after(_READ_TIMEOUT_S):
                     while b"\r\n\r\n" not in head and b"\n\n" not in head:
                         if len(head) > _MAX_HEAD_BYTES:
+                            await stream.send(_HEAD_TOO_LARGE)
                             return
                         head += await stream.receive()
-            except (anyio.EndOfStream, anyio.BrokenResourceError, TimeoutError, OSError):
+            except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError, TimeoutError, OSError):
                 return
             try:
-                request_line = head.split(b"\n", 1)[0].decode("latin-1").strip()
-                method, target, _version = request_line.split(" ", 2)
+                method, target = _request_line(head)
                 status, body, extra = self.route(method, target)
-            except Exception:
-                status, body, extra = 500, "OAuth callback failed.", ()
-                self._settle(None, "OAuth callback failed")
+            except Exception:  # _Malformed, or anything else a hostile request provokes: never ends the wait
+                try:
+                    await stream.send(_BAD_REQUEST)
+                except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+                    pass
+                return
             payload = body.encode("utf-8")
             lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'OK')}"]
             lines += [f"{name}: {value}" for name, value in _HEADERS + extra]
