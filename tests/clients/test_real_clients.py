@@ -60,7 +60,7 @@ QUIET = {
 }
 # The variables `export` names for the secrets it keeps out of the files (it prints them): the client's
 # environment supplies them.
-CLIENT_ENV = {"FILES_TOKEN": SECRET, "OPENCLAW_MCP_DOCS_TOKEN": SECRET, "OPENCLAW_MCP_DOCS_X_TEAM": TEAM}
+CLIENT_ENV = {"FILES_PROOF": SECRET, "OPENCLAW_MCP_DOCS_TOKEN": SECRET, "OPENCLAW_MCP_DOCS_X_TEAM": TEAM}
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,9 +79,11 @@ class Project:
 
 
 def servers(http: HttpMcpServer, stdio_script: Path) -> tuple[dict[str, Any], list[str]]:
-    stdio_args = [str(stdio_script), f"FILES_TOKEN={digest(SECRET)}"]
+    # The probe argument NAME=<sha256> is exported verbatim only because NAME does not read as a secret: an
+    # argument such as FILES_TOKEN=<hex> is one the redactor hides, and export keeps it out of the files.
+    stdio_args = [str(stdio_script), f"FILES_PROOF={digest(SECRET)}"]
     return {
-        "files": {"command": sys.executable, "args": stdio_args, "env": {"FILES_TOKEN": SECRET}},
+        "files": {"command": sys.executable, "args": stdio_args, "env": {"FILES_PROOF": SECRET}},
         "docs": {
             "url": http.url,
             "transport": "streamable-http",
@@ -158,7 +160,7 @@ def test_codex_lists_every_exported_server_with_its_transport(
     assert sorted(entries) == NAMES
     files = entries["files"]["transport"]
     assert (files["type"], files["command"], files["args"]) == ("stdio", sys.executable, project.stdio_args)
-    assert files["env_vars"] == ["FILES_TOKEN"]
+    assert files["env_vars"] == ["FILES_PROOF"]
     docs = entries["docs"]
     assert docs["transport"]["type"] == "streamable_http"
     assert docs["transport"]["url"] == http_mcp_server.url
@@ -246,7 +248,7 @@ def test_cursor_and_vscode_files_match_their_schemas(
     assert sorted(entries) == NAMES
     assert entries["files"]["command"] == sys.executable
     assert entries["files"]["args"] == project.stdio_args
-    assert entries["files"]["env"] == {"FILES_TOKEN": "${env:FILES_TOKEN}"}
+    assert entries["files"]["env"] == {"FILES_PROOF": "${env:FILES_PROOF}"}
     assert entries["docs"]["url"] == http_mcp_server.url
     assert entries["docs"]["headers"] == {
         "Authorization": "Bearer ${env:OPENCLAW_MCP_DOCS_TOKEN}",

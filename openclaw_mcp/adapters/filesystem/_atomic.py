@@ -1,5 +1,6 @@
 """Crash-safe file writes shared by the filesystem adapters: a new file created exclusively and ``fsync``-ed,
-and a replacement written to a temporary sibling then renamed over the target."""
+and a replacement written to a temporary sibling then renamed over the target (or, on request, over the file a
+symbolic link at the target points to)."""
 
 from __future__ import annotations
 
@@ -43,8 +44,15 @@ def write_new_file(path: str, data: bytes, mode: int = 0o600) -> None:
     os.close(fd)
 
 
-def replace_file(path: str, data: bytes, mode: int = 0o600) -> None:
-    """``data`` at ``path`` atomically: a temporary sibling, then ``os.replace`` (removed on failure)."""
+def replace_file(path: str, data: bytes, mode: int = 0o600, *, through_links: bool = False) -> str:
+    """``data`` at ``path`` atomically: a temporary sibling, then ``os.replace`` (removed on failure). Returns
+    the path replaced.
+
+    ``os.replace`` swaps a symbolic link at ``path`` for a regular file. With ``through_links`` the file the
+    link resolves to is replaced instead (its temporary sibling is created next to it, so the rename stays
+    atomic) and the link is kept; a dangling link gets its target created."""
+    if through_links:
+        path = os.path.realpath(path)
     temp = os.path.join(os.path.dirname(path) or ".", temp_name(path, "write"))
     write_new_file(temp, data, mode)
     try:
@@ -52,3 +60,4 @@ def replace_file(path: str, data: bytes, mode: int = 0o600) -> None:
     except BaseException:
         remove_quietly(temp)
         raise
+    return path

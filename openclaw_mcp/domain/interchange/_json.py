@@ -20,6 +20,7 @@ from openclaw_mcp.domain.interchange.refs import (
     template_url,
     to_client_syntax,
 )
+from openclaw_mcp.domain.interchange.secret_guard import guard_entry
 from openclaw_mcp.domain.projection.codex import clamp_ms
 
 __all__ = ["JsonFormat", "export_entry", "import_document", "import_entry", "merge_document"]
@@ -120,6 +121,11 @@ def export_entry(
                 entry["includeTools"] = include
             if exclude:
                 entry["excludeTools"] = exclude
+    if not include_secrets:
+        guarded = guard_entry(name, entry, spec.label, True, out)
+        if guarded is None:
+            return None
+        entry = guarded
     return _convert(entry, spec.syntax)  # type: ignore[no-any-return]
 
 

@@ -3,7 +3,8 @@
 Export maps each server with ``domain.projection.codex.normalize_codex`` (runtime-projection §3.2) and adds
 ``enabled = false`` for disabled servers. Codex expands no variables: secrets become ``env_vars`` (env entries
 Codex forwards from its own environment), ``env_http_headers`` and ``bearer_token_env_var``; URL credentials
-cannot be referenced and are dropped with a warning. Import is the inverse (seconds → milliseconds,
+cannot be referenced and are dropped with a warning; a server whose arguments (or anything else) still hold
+a secret is not exported (``secret_guard``). Import is the inverse (seconds → milliseconds,
 ``enabled_tools``/``disabled_tools`` → ``toolFilter``, ``default_tools_approval_mode`` →
 ``codex.defaultToolsApprovalMode``).
 """
@@ -16,6 +17,7 @@ from typing import Any
 from openclaw_mcp.domain.interchange._shared import check_entry, exportable, import_server_table
 from openclaw_mcp.domain.interchange.model import Exported, Imported, ImportedServer, Variable
 from openclaw_mcp.domain.interchange.refs import template_headers, template_url, whole_reference
+from openclaw_mcp.domain.interchange.secret_guard import guard_entry
 from openclaw_mcp.domain.projection.codex import is_requester_scoped, normalize_codex
 from openclaw_mcp.jscompat.jsjson import js_to_string
 
@@ -86,7 +88,9 @@ def export_codex_entry(
             _put_env(ordered, env_out, env_vars)
     if server.get("enabled") is False:
         ordered["enabled"] = False
-    return ordered
+    if include_secrets:
+        return ordered
+    return guard_entry(name, ordered, LABEL, False, out)
 
 
 def _put_env(ordered: dict[str, Any], env_out: dict[str, str], env_vars: list[str]) -> None:

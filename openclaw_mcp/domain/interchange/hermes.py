@@ -52,10 +52,40 @@ def _patterns(name: str, values: object, out: Imported, kind: str) -> list[str]:
     return kept
 
 
+def _scalar(value: object) -> bool:
+    return isinstance(value, str | int | float | bool)
+
+
+def _type_problem(raw: Mapping[str, Any]) -> str | None:
+    """The first field of the wrong type (checked before anything copies or walks the entry)."""
+    for key in ("command", "cwd", "workingDirectory", "url", "clientCert", "client_cert", "clientKey", "client_key"):
+        if key in raw and raw[key] is not None and not isinstance(raw[key], str):
+            return f"{key} must be a string"
+    if "args" in raw and not (isinstance(raw["args"], list) and all(isinstance(item, str) for item in raw["args"])):
+        return "args must be a list of strings"
+    for key in ("env", "headers"):
+        value = raw.get(key)
+        if key in raw and not (
+            isinstance(value, Mapping) and all(isinstance(k, str) and _scalar(v) for k, v in value.items())
+        ):
+            return f"{key} must be a mapping of strings"
+    for key in ("enabled", "sslVerify", "ssl_verify", "supportsParallelToolCalls", "supports_parallel_tool_calls"):
+        if key in raw and not isinstance(raw[key], bool):
+            return f"{key} must be true or false"
+    for key in ("connectionTimeoutMs", "requestTimeoutMs"):
+        if key in raw and not _number(raw[key]):
+            return f"{key} must be a number"
+    return None
+
+
 def _entry(file: str, name: str, raw: object, out: Imported) -> None:
     where = f"{file}: mcp_servers.{name}"
     if not isinstance(raw, Mapping):
         out.problems.append(f"{where}: expected a mapping")
+        return
+    problem = _type_problem(raw)
+    if problem is not None:
+        out.problems.append(f"{where}: {problem}")
         return
     server: dict[str, Any] = {key: raw[key] for key in _COPIED if key in raw}
     for key, target in _RENAMED.items():

@@ -4,7 +4,8 @@ OpenClaw's own reference syntax is ``${VAR}`` (``domain.config_doc``); every map
 converts at the edge: :func:`to_client_syntax` for export, :func:`from_client_syntax` for import.
 
 Without ``--include-secrets`` every ``env`` value, every header value, URL userinfo and credential query
-parameters (the names ``domain.redaction`` treats as credentials) are replaced by references to variables
+and fragment parameters (the names ``domain.redaction`` treats as credentials, and values holding a secret such
+as a nested URL with a token) are replaced by references to variables
 named by :func:`env_var`, :func:`header_var`, :func:`token_var` and :func:`url_var`. A value that already
 is a whole ``${VAR}`` (or ``Bearer ${VAR}``) reference stays a reference to ``VAR``.
 """
@@ -16,6 +17,7 @@ from collections.abc import Mapping
 from typing import Final, Literal
 
 from openclaw_mcp.domain.interchange.model import Exported, Variable
+from openclaw_mcp.domain.interchange.secret_guard import redactor_hides
 from openclaw_mcp.domain.redaction import is_sensitive_url_query_param_name
 from openclaw_mcp.jscompat.jsjson import js_to_string
 
@@ -158,9 +160,43 @@ def _split_url(url: str) -> tuple[str, str, str, str, str] | None:
     return prefix, userinfo, host + path, query, fragment
 
 
+def _template_pairs(
+    server: str, text: str, part: str, can_reference: bool, used: set[str], out: Exported, client: str
+) -> tuple[list[str], bool]:
+    """The ``&``-separated pairs of a query or fragment with credential values (a credential name, or a value
+    holding a secret such as a nested URL with a token) replaced by references or dropped."""
+    pieces: list[str] = []
+    changed = False
+    for piece in text.split("&") if text else []:
+        name, eq, value = piece.partition("=")
+        ref = whole_reference(value) if eq else None
+        if not eq or not value or not (is_sensitive_url_query_param_name(name) or redactor_hides(value)):
+            pieces.append(piece)
+            continue
+        if can_reference:
+            variable = ref or url_var(server, name)
+            if ref is None and variable in used:
+                variable = url_var(server, f"{part}_{name}")
+            used.add(variable)
+            out.add_variable(Variable(variable, server, "url"))
+            if ref is None:
+                changed = True
+                pieces.append(f"{name}=${{{variable}}}")
+            else:
+                pieces.append(piece)
+        else:
+            changed = True
+            out.warnings.append(
+                f'server "{server}": URL {part} parameter "{name}" dropped ({client} cannot reference a variable '
+                "in url; --include-secrets keeps it)"
+            )
+    return pieces, changed
+
+
 def template_url(server: str, url: str, include_secrets: bool, can_reference: bool, out: Exported, client: str) -> str:
-    """The URL to export: credentials replaced by references (``can_reference``) or dropped with a warning
-    (the client expands no variables in URLs). With ``include_secrets`` the URL is kept as it is."""
+    """The URL to export: credentials (userinfo, credential query and fragment parameters, values holding a
+    secret) replaced by references (``can_reference``) or dropped with a warning (the client expands no
+    variables in URLs). With ``include_secrets`` the URL is kept as it is."""
     if include_secrets:
         return url
     parts = _split_url(url)
@@ -177,7 +213,8 @@ def template_url(server: str, url: str, include_secrets: bool, can_reference: bo
         else:
             userinfo = ""
             out.warnings.append(
-                f'server "{server}": URL userinfo dropped ({client} cannot reference a variable in url)'
+                f'server "{server}": URL userinfo dropped ({client} cannot reference a variable in url; '
+                "--include-secrets keeps it)"
             )
     elif userinfo:
         ref = whole_reference(userinfo)
@@ -188,33 +225,20 @@ def template_url(server: str, url: str, include_secrets: bool, can_reference: bo
             userinfo = ""
             changed = True
             out.warnings.append(
-                f'server "{server}": URL userinfo dropped ({client} cannot reference a variable in url)'
+                f'server "{server}": URL userinfo dropped ({client} cannot reference a variable in url; '
+                "--include-secrets keeps it)"
             )
-    pieces: list[str] = []
-    for piece in query.split("&") if query else []:
-        name, eq, value = piece.partition("=")
-        if not eq or not value or not is_sensitive_url_query_param_name(name):
-            pieces.append(piece)
-            continue
-        ref = whole_reference(value)
-        if can_reference:
-            variable = ref or url_var(server, name)
-            out.add_variable(Variable(variable, server, "url"))
-            if ref is None:
-                changed = True
-                pieces.append(f"{name}=${{{variable}}}")
-            else:
-                pieces.append(piece)
-        else:
-            changed = True
-            out.warnings.append(
-                f'server "{server}": URL query parameter "{name}" dropped ({client} cannot reference a variable in url)'
-            )
-    if not changed:
+    used: set[str] = set()
+    pieces, query_changed = _template_pairs(server, query, "query", can_reference, used, out, client)
+    fragment_pieces, fragment_changed = _template_pairs(
+        server, fragment[1:], "fragment", can_reference, used, out, client
+    )
+    if not (changed or query_changed or fragment_changed):
         return url
     at = "@" if userinfo else ""
     rebuilt_query = "?" + "&".join(pieces) if pieces else ""
-    return f"{prefix}{userinfo}{at}{middle}{rebuilt_query}{fragment}"
+    rebuilt_fragment = "#" + "&".join(fragment_pieces) if fragment_pieces else ""
+    return f"{prefix}{userinfo}{at}{middle}{rebuilt_query}{rebuilt_fragment}"
 
 
 def to_client_syntax(text: str, syntax: Syntax) -> str:

@@ -30,9 +30,11 @@ from openclaw_mcp.domain.redaction._mask import MASK, mask_token
 from openclaw_mcp.domain.redaction._query import is_sensitive_url_query_param_name
 from openclaw_mcp.domain.redaction._text import redact_argv, redact_diagnostic, redact_sensitive_text, redact_text_line
 from openclaw_mcp.domain.redaction._url import redact_sensitive_url, redact_url_text
+from openclaw_mcp.domain.redaction._values import holds_secret
 
 __all__ = [
     "MASK",
+    "holds_secret",
     "is_sensitive_url_query_param_name",
     "mask_token",
     "redact_argv",
