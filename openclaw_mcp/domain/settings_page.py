@@ -5,14 +5,14 @@ block with the sentinel restore of a save, and the snapshot hash. Pure functions
 from __future__ import annotations
 
 import copy
-import functools
 import hashlib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from openclaw_mcp.domain.redaction import redact_sensitive_url
+from openclaw_mcp.domain.redaction import holds_secret
+from openclaw_mcp.domain.shell_quoting import posix_quote
 from openclaw_mcp.jscompat.urls import parse_url
 
 __all__ = [
@@ -100,16 +100,13 @@ _PLAIN_NAME = re.compile(r"[A-Za-z0-9._:/-]+")
 
 def shell_quote(name: str) -> str:
     """A name as the hints print it (§4.5): as is when plain, else single-quoted with ``'\\''``."""
-    if _PLAIN_NAME.fullmatch(name):
-        return name
-    return "'" + name.replace("'", "'\\''") + "'"
+    return posix_quote(name, _PLAIN_NAME)
 
 
-@functools.lru_cache(maxsize=4096)
-def _page_url(url: str) -> str:
-    """The URL the page shows and sends: the sentinel when redaction would change it (§2.2). Cached: each
-    snapshot asks for every URL twice (row and editor), and the same URLs snapshot after snapshot."""
-    return REDACTED if redact_sensitive_url(url) != url else url
+def _page_text(text: str) -> str:
+    """A row's target as the page shows it: the sentinel when it holds a secret, as the editor shows it
+    (§2.2; ``holds_secret`` is cached: the same strings come snapshot after snapshot)."""
+    return REDACTED if holds_secret(text) else text
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,9 +149,9 @@ def server_row(name: str, server: object) -> Row:
     transport = ui_transport(entry)
     command, url = entry.get("command"), entry.get("url")
     if transport == "stdio" and isinstance(command, str):
-        target = command
+        target = _page_text(command)
     elif _nonempty(url):
-        target = _page_url(str(url))
+        target = _page_text(str(url))
     else:
         target = "missing transport"
     auth = entry.get("auth")
@@ -303,27 +300,56 @@ def added_server(name: str, transport: str, target: str, existing: Iterable[str]
 # -- redaction and restore ------------------------------------------------------------------------------
 
 
+_SECRET_FIELDS = frozenset({"env", "headers"})
+
+
+def _hidden_member(value: object) -> bool:
+    """Whether ``env``/``headers`` given as a single scalar hides it: a string or a number (the whole value)."""
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+
 def redact_mcp(mcp: object) -> tuple[object, frozenset[Path]]:
-    """The ``mcp`` block as the page sees it (§2.2, §11.3) and the paths (under ``mcp``) that were redacted:
-    every ``env`` and ``headers`` value, and each ``url`` the URL redactor would change."""
-    shown = copy.deepcopy(mcp)
+    """The ``mcp`` block as the page sees it (§2.2, §11.3) and the paths (under ``mcp``) that were redacted.
+
+    Walks values, whatever the config's shape (an invalid config is shown too): every member of an ``env``
+    or ``headers`` field anywhere — an object's values, a list's items, or the field itself when it is a
+    string or a number — and every other string the project's redactors would change (a URL with userinfo
+    or a sensitive query value wherever it sits: ``url`` as a list, a server given as a bare string,
+    ``oauth.clientMetadataUrl``; a vendor token, a ``Bearer`` credential, a ``NAME=secret`` argument)
+    becomes the sentinel. A list index is a path part as its decimal string. Iterative: any depth."""
     paths: set[Path] = set()
-    servers = shown.get("servers") if isinstance(shown, dict) else None
-    if isinstance(servers, dict):
-        for name, server in servers.items():
-            if not isinstance(server, dict):
-                continue
-            for field in ("env", "headers"):
-                values = server.get(field)
-                if isinstance(values, dict):
-                    for key in values:
-                        values[key] = REDACTED
-                        paths.add(("servers", name, field, key))
-            url = server.get("url")
-            if isinstance(url, str) and _page_url(url) == REDACTED:
-                server["url"] = REDACTED
-                paths.add(("servers", name, "url"))
-    return shown, frozenset(paths)
+    root: list[object] = [None]
+    # (value, the container its copy goes into, the slot there, its path, whether it is a secret member)
+    pending: list[tuple[object, Any, Any, Path, bool]] = [(mcp, root, 0, (), False)]
+    while pending:
+        value, parent, slot, path, secret = pending.pop()
+        if secret or (isinstance(value, str) and holds_secret(value)):
+            parent[slot] = REDACTED
+            paths.add(path)
+        elif isinstance(value, dict):
+            copied: dict[str, Any] = {}
+            parent[slot] = copied
+            for key, item in value.items():
+                copied[key] = None
+                if key in _SECRET_FIELDS and isinstance(item, (dict, list)):
+                    inner: Any = {} if isinstance(item, dict) else [None] * len(item)
+                    copied[key] = inner
+                    members = item.items() if isinstance(item, dict) else enumerate(item)
+                    for member, _ in members:
+                        inner[member] = REDACTED
+                        paths.add((*path, key, str(member)))
+                elif key in _SECRET_FIELDS and _hidden_member(item):
+                    pending.append((item, copied, key, (*path, key), True))
+                else:
+                    pending.append((item, copied, key, (*path, key), False))
+        elif isinstance(value, list):
+            items: list[object] = [None] * len(value)
+            parent[slot] = items
+            for index, item in enumerate(value):
+                pending.append((item, items, index, (*path, str(index)), False))
+        else:
+            parent[slot] = value
+    return root[0], frozenset(paths)
 
 
 class SentinelMisplaced(ValueError):
@@ -337,9 +363,12 @@ class SentinelMisplaced(ValueError):
 def _lookup(document: object, path: Path) -> tuple[bool, object]:
     node = document
     for part in path:
-        if not isinstance(node, dict) or part not in node:
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and part.isascii() and int(part) < len(node):
+            node = node[int(part)]
+        else:
             return False, None
-        node = node[part]
     return True, node
 
 

@@ -109,6 +109,15 @@ def test_bad_bodies_are_refused_and_write_nothing(ui: UiProcess) -> None:
         )
         assert status == 422
         assert answer["error"]["message"] == "Server names use letters, numbers, dots, dashes, or underscores."
+    deep, deep_600, wide = "[" * 100_000 + "]" * 100_000, "[" * 600 + "]" * 600, ",".join(["0"] * 100_000)
+    for method, where, hostile in (  # deep, wide and out-of-range JSON (issue 32)
+        ("POST", path, f'{{"baseHash": "{base}", "enabled": false, "x": {deep}}}'),
+        ("PUT", "/api/mcp", f'{{"baseHash": "{base}", "mcp": {{"servers": {{"x": {{"args": {deep_600}}}}}}}}}'),
+        ("PUT", "/api/mcp", f'{{"baseHash": "{base}", "mcp": {{"servers": {{"x": {{"args": [{wide}]}}}}}}}}'),
+        ("POST", path, f'{{"baseHash": "{base}", "enabled": 1e999}}'),
+    ):
+        status, answer = _json(ui, method, where, hostile.encode())
+        assert 400 <= status < 500 and "\n" not in answer["error"]["message"], hostile[:80]
     status, answer = _json(ui, "POST", path, {"baseHash": "sha256:stale", "enabled": False})
     assert status == 409
     assert answer["error"] == {

@@ -1,12 +1,19 @@
 """The settings page's HTTP application (spec mcp-settings-page §11.1–§11.3): the page and its assets, the
 JSON API over :class:`application.settings_page.McpSettings`, and the guards every request passes — Host
-(DNS rebinding, 421), Origin (403), the bearer token (401, constant-time), body size (413) and type (415) —
-with the security headers on every response. Starlette; served by uvicorn (``entrypoints.ui.cli``)."""
+(DNS rebinding, 421), Origin (403), the bearer token (401, constant-time), body size (413), type (415) and
+shape (422: nesting, non-finite numbers) — with the security headers on every response. Starlette; served by
+uvicorn (``entrypoints.ui.cli``).
+
+(decision, issue 32) The browser the command opens never sees the token on its command line: it opens a
+0600 redirect file holding a :class:`LaunchCode`, which the page exchanges once at ``POST /api/mcp/session``
+for the token (the one API path without the bearer)."""
 
 from __future__ import annotations
 
 import hmac
 import json
+import math
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -34,9 +41,23 @@ from openclaw_mcp.application.settings_page import ChangeRefused, McpSettings
 if TYPE_CHECKING:
     from openclaw_mcp.entrypoints.ui.apps import AppsHost
 
-__all__ = ["MAX_BODY_BYTES", "UiSettings", "create_app"]
+__all__ = [
+    "LAUNCH_TTL_SECONDS",
+    "MAX_BODY_BYTES",
+    "MAX_BODY_DEPTH",
+    "SESSION_PATH",
+    "LaunchCode",
+    "UiSettings",
+    "create_app",
+]
 
 MAX_BODY_BYTES = 1024 * 1024
+MAX_BODY_DEPTH = 64
+"""Objects and arrays nested deeper than this in a request body are refused (422) before anything walks it:
+a valid ``mcp`` block is a handful of levels deep, and the walks after parsing (redaction, restore,
+validation, serialisation) stay far from Python's recursion limit."""
+LAUNCH_TTL_SECONDS = 120.0
+SESSION_PATH = "/api/mcp/session"
 POLL_SECONDS = 0.5
 HEARTBEAT_SECONDS = 15.0
 _ASSETS = {
@@ -46,13 +67,48 @@ _ASSETS = {
 }
 
 
+class LaunchCode:
+    """The single-use, short-lived code of the page the command opens: redeemed once (constant-time) for the
+    token within ``ttl`` seconds, then dead; ``on_done`` runs once when it is used, expires or is closed."""
+
+    def __init__(
+        self,
+        code: str,
+        ttl: float = LAUNCH_TTL_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+        on_done: Callable[[], None] | None = None,
+    ) -> None:
+        self._code: bytes | None = code.encode()
+        self._clock = clock
+        self._deadline = clock() + ttl
+        self._on_done = on_done
+
+    def redeem(self, given: str) -> bool:
+        if self._code is None:
+            return False
+        if self._clock() >= self._deadline:
+            self.close()
+            return False
+        if not hmac.compare_digest(given.encode("utf-8", "replace"), self._code):
+            return False
+        self.close()
+        return True
+
+    def close(self) -> None:
+        self._code = None
+        done, self._on_done = self._on_done, None
+        if done is not None:
+            done()
+
+
 class UiSettings:
     """What the application needs to know about its own listener."""
 
-    def __init__(self, port: int, token: str, apps_origin: str | None = None) -> None:
+    def __init__(self, port: int, token: str, apps_origin: str | None = None, launch: LaunchCode | None = None) -> None:
         self.port = port
         self.token = token
         self.apps_origin = apps_origin
+        self.launch = launch
 
     @property
     def hosts(self) -> frozenset[str]:
@@ -84,12 +140,58 @@ class HttpProblem(Exception):
         self.extra = extra
 
     def response(self) -> JSONResponse:
-        error: dict[str, Any] = {"type": self.kind, "message": str(self), **self.extra}
-        return JSONResponse({"ok": False, "error": error}, status_code=self.status)
+        error: dict[str, Any] = {"type": self.kind, "message": _one_line(str(self)), **self.extra}
+        return _Json({"ok": False, "error": error}, status_code=self.status)
+
+
+# every character str.splitlines breaks at, shown escaped: an error message is one line whatever it quotes
+_LINE_BREAKS = {
+    ord(char): "\\" + ("n" if char == "\n" else "r" if char == "\r" else f"u{ord(char):04x}")
+    for char in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+}
+
+
+def _one_line(text: str) -> str:
+    """``text`` with its line breaks escaped (``\\n``, ``\\r``, ``\\u2028`` …): one line."""
+    return text.translate(_LINE_BREAKS)
 
 
 def _problem_response(status: int, kind: str, message: str) -> JSONResponse:
     return HttpProblem(status, kind, message).response()
+
+
+class _Json(JSONResponse):
+    """A JSON answer for any value the config can hold: a lone surrogate (from a ``\\ud800`` escape) is sent
+    escaped, a non-finite number (JSON5 ``Infinity``/``NaN`` in the file) as ``null``, as ``JSON.stringify``
+    does; too deep to write raises ``RecursionError`` (answered by ``_api``)."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return _dumps(content, ascii_only=False)
+        except ValueError:  # also UnicodeEncodeError: a lone surrogate
+            return _dumps(_finite(content), ascii_only=True)
+
+
+def _dumps(content: Any, *, ascii_only: bool) -> bytes:
+    text = json.dumps(content, ensure_ascii=ascii_only, allow_nan=False, separators=(",", ":"))
+    return text.encode("utf-8")
+
+
+def _finite(content: Any) -> Any:
+    """``content`` with each non-finite float replaced by ``None`` (iterative)."""
+    root: list[Any] = [None]
+    pending: list[tuple[Any, Any, Any]] = [(content, root, 0)]
+    while pending:
+        value, parent, slot = pending.pop()
+        if isinstance(value, dict):
+            parent[slot] = copied = dict.fromkeys(value)
+            pending.extend((item, copied, key) for key, item in value.items())
+        elif isinstance(value, (list, tuple)):
+            parent[slot] = items = [None] * len(value)
+            pending.extend((item, items, index) for index, item in enumerate(value))
+        else:
+            parent[slot] = None if isinstance(value, float) and not math.isfinite(value) else value
+    return root[0]
 
 
 class _Guard:
@@ -124,7 +226,7 @@ class _Guard:
         origin = headers.get("origin")
         if origin is not None and origin.lower() not in self._settings.origins:
             return _problem_response(403, "forbidden", "Forbidden: foreign Origin")
-        if str(scope["path"]).startswith("/api/"):
+        if str(scope["path"]).startswith("/api/") and scope["path"] != SESSION_PATH:
             auth = headers.get("authorization", "")
             scheme, _, value = auth.partition(" ")
             given = value.strip().encode("utf-8", "replace")
@@ -150,12 +252,45 @@ async def _body(request: Request) -> dict[str, Any]:
     if kind != "application/json":
         raise HttpProblem(415, "unsupported_media_type", "Request body must be application/json.")
     try:
-        document = json.loads(raw.decode("utf-8"), object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+        document = json.loads(
+            raw.decode("utf-8"), object_pairs_hook=_unique_keys, parse_constant=_no_constant, parse_float=_finite_float
+        )
+    except RecursionError as exc:
+        raise HttpProblem(422, "invalid", _TOO_DEEP) from exc
     except (UnicodeDecodeError, ValueError) as exc:
         raise HttpProblem(422, "invalid", f"Invalid JSON: {exc}") from exc
     if not isinstance(document, dict):
         raise HttpProblem(422, "invalid", "Request body must be a JSON object.")
+    if _nested_deeper(document, MAX_BODY_DEPTH):
+        raise HttpProblem(422, "invalid", _TOO_DEEP)
     return document
+
+
+_TOO_DEEP = f"Invalid JSON: nested deeper than {MAX_BODY_DEPTH} levels"
+
+
+def _nested_deeper(document: object, limit: int) -> bool:
+    """Whether objects/arrays nest more than ``limit`` levels (the outermost is level 1); iterative."""
+    pending: list[tuple[object, int]] = [(document, 1)]
+    while pending:
+        value, level = pending.pop()
+        if isinstance(value, dict):
+            children: Any = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if level > limit:
+            return True
+        pending.extend((child, level + 1) for child in children)
+    return False
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text[:40]} is out of range")
+    return value
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -222,6 +357,8 @@ def _api(handler: Handler) -> Handler:
             return problem.response()
         except ApplicationError as exc:
             return _translate(exc).response()
+        except RecursionError:  # a stored config nested too deeply for the walks after parsing
+            return _problem_response(422, "invalid", "The config file is nested too deeply to process.")
 
     return run
 
@@ -255,7 +392,7 @@ def create_app(
         return Response(assets[name], media_type=_ASSETS[name])
 
     async def snapshot(request: Request) -> Response:
-        return JSONResponse((await settings.snapshot()).as_json())
+        return _Json((await settings.snapshot()).as_json())
 
     async def add(request: Request) -> Response:
         body = await _body(request)
@@ -265,40 +402,54 @@ def create_app(
             _field(body, "transport", str, "string"),
             _field(body, "target", str, "string"),
         )
-        return JSONResponse(outcome.as_json())
+        return _Json(outcome.as_json())
 
     async def toggle(request: Request) -> Response:
         body = await _body(request)
         base = _field(body, "baseHash", str, "string")
         enabled = _field(body, "enabled", bool, "boolean")
         outcome = await settings.set_enabled(base, _server_name(request, "/enabled"), enabled)
-        return JSONResponse(outcome.as_json())
+        return _Json(outcome.as_json())
 
     async def remove(request: Request) -> Response:
         body = await _body(request)
         outcome = await settings.remove(_field(body, "baseHash", str, "string"), _server_name(request))
-        return JSONResponse(outcome.as_json())
+        return _Json(outcome.as_json())
 
     async def replace(request: Request) -> Response:
         body = await _body(request)
         base = _field(body, "baseHash", str, "string")
         if not isinstance(body.get("mcp"), dict):
             raise HttpProblem(422, "invalid", "mcp: Invalid input: expected object")
-        return JSONResponse((await settings.replace(base, body["mcp"])).as_json())
+        return _Json((await settings.replace(base, body["mcp"])).as_json())
+
+    async def session(request: Request) -> Response:
+        """The opened page's one-time exchange: its launch code for the token (then the code is dead)."""
+        body = await _body(request)
+        code = body.get("code")
+        if ui.launch is None or not isinstance(code, str) or not ui.launch.redeem(code):
+            raise HttpProblem(401, "unauthorized", "Unauthorized")
+        return _Json({"ok": True, "token": ui.token})
 
     async def run_probe(request: Request) -> Response:
         await _body(request)
-        return JSONResponse(await probe(_server_name(request, "/probe")))
+        return _Json(await probe(_server_name(request, "/probe")))
 
     async def events(request: Request) -> Response:
+        async def current() -> str | None:
+            try:
+                return await settings.current_hash()
+            except (ApplicationError, RecursionError):  # unreadable right now: the next poll tells
+                return None
+
         async def stream() -> AsyncIterator[bytes]:
-            last = await settings.current_hash()
+            last = await current()
             yield b": connected\n\n"
             idle = 0.0
             while not stopping():
                 await anyio.sleep(POLL_SECONDS)
-                digest = await settings.current_hash()
-                if digest != last:
+                digest = await current()
+                if digest is not None and digest != last:
                     last = digest
                     idle = 0.0
                     yield f"event: config.changed\ndata: {json.dumps({'hash': digest})}\n\n".encode()
@@ -317,11 +468,15 @@ def create_app(
             body = await _body(request) if request.method == "POST" else {}
             if apps is None:
                 problem = AppsProblem(409, "MCP App runtime is unavailable")
-                return JSONResponse(problem.as_json(), status_code=problem.status)
+                return _Json(problem.as_json(), status_code=problem.status)
             try:
-                return JSONResponse(await work(apps, body))
+                return _Json(await work(apps, body))
             except AppsProblem as problem:
-                return JSONResponse(problem.as_json(), status_code=problem.status)
+                answer = problem.as_json()
+                error = answer.get("error")
+                if isinstance(error, dict) and isinstance(error.get("message"), str):
+                    answer = {**answer, "error": {**error, "message": _one_line(error["message"])}}
+                return _Json(answer, status_code=problem.status)
 
         return _api(run)
 
@@ -341,7 +496,7 @@ def create_app(
         return _apps_call(work)
 
     async def apps_disabled_status(request: Request) -> Response:
-        return JSONResponse({"ok": True, "enabled": False})
+        return _Json({"ok": True, "enabled": False})
 
     from openclaw_mcp.entrypoints.ui.bridge_methods import BRIDGE_METHODS
 
@@ -370,6 +525,7 @@ def create_app(
         Route("/api/mcp", _api(snapshot), methods=["GET"]),
         Route("/api/mcp", _api(replace), methods=["PUT"]),
         Route("/api/mcp/events", events, methods=["GET"]),
+        Route(SESSION_PATH, _api(session), methods=["POST"]),
         Route("/api/mcp/servers", _api(add), methods=["POST"]),
         Route("/api/mcp/servers/{name:path}/enabled", _api(toggle), methods=["POST"]),
         Route("/api/mcp/servers/{name:path}/probe", _api(run_probe), methods=["POST"]),

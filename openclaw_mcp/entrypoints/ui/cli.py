@@ -1,13 +1,22 @@
 """``openclaw mcp ui``: the MCP settings page as a local process (spec mcp-settings-page §11.1).
 
 Binds 127.0.0.1 only, makes a fresh token per process (never written anywhere but the printed URL), prints
-the URL, opens it unless ``--no-open``, and serves until SIGINT, SIGTERM or SIGHUP (exit 0). The page's
-writes go through the registry's config service, composed exactly as the registry commands compose it."""
+the URL, opens the page unless ``--no-open``, and serves until SIGINT, SIGTERM or SIGHUP (exit 0). The page's
+writes go through the registry's config service, composed exactly as the registry commands compose it.
+
+(decision, issue 32) The browser is not given the printed URL: a browser's command line
+(``/proc/<pid>/cmdline``) is readable by every local user, and the token lets a request run a command as
+the user. It is given ``file://`` of a 0600 redirect page under the state dir holding a single-use code
+that dies within two minutes (:class:`entrypoints.ui.app.LaunchCode`); the page trades it once for the token,
+and the file is removed then (or at exit). A file alone would put the long-lived token on disk; a code alone
+in the URL could be read from ``/proc`` and raced to the exchange."""
 
 from __future__ import annotations
 
 import errno
+import html
 import io
+import json
 import secrets
 import signal
 import socket
@@ -15,7 +24,8 @@ import sys
 import time
 from collections.abc import Generator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -25,6 +35,9 @@ from openclaw_mcp.domain.redaction import redact_text_line
 from openclaw_mcp.entrypoints import composition
 from openclaw_mcp.entrypoints.cli.console import Console
 from openclaw_mcp.entrypoints.logging_setup import ensure_logging
+
+if TYPE_CHECKING:
+    from openclaw_mcp.entrypoints.ui.app import LaunchCode
 
 __all__ = ["ui_command"]
 
@@ -187,23 +200,53 @@ def _announce_and_serve(
     url = f"http://127.0.0.1:{bound}/settings/mcp#token={token}"
     out.raw_out(url if options.get("print_url") else f"MCP settings: {url}")
     sys.stdout.flush()
-    if options.get("open", True):
-        _open_browser(url)
-    if apps is not None and not options.get("print_url"):
-        out.raw_out(f"MCP Apps sandbox: {apps.base}")
-        sys.stdout.flush()
-    if early.requested:
-        return 0
-    return anyio.run(_serve, sock, bound, token, apps, dict(env), out, early)
+    launch = _open_browser(bound, env, out) if options.get("open", True) else None
+    try:
+        if apps is not None and not options.get("print_url"):
+            out.raw_out(f"MCP Apps sandbox: {apps.base}")
+            sys.stdout.flush()
+        if early.requested:
+            return 0
+        return anyio.run(_serve, sock, bound, token, apps, dict(env), out, early, launch)
+    finally:
+        if launch is not None:
+            launch.close()
 
 
-def _open_browser(url: str) -> None:
+def _launch_page(target: str) -> str:
+    """The redirect page: script, then meta refresh, then a link (whichever the browser honours)."""
+    quoted = html.escape(target, quote=True)
+    return (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="referrer" content="no-referrer">'
+        f'<meta http-equiv="refresh" content="0;url={quoted}"><title>MCP settings</title>'
+        f"<script>location.replace({json.dumps(target)});</script></head>"
+        f'<body><p><a href="{quoted}">Open the MCP settings</a></p></body></html>\n'
+    )
+
+
+def _open_browser(port: int, env: Mapping[str, str], out: Console) -> LaunchCode | None:
+    """Open the page through a private redirect file holding a single-use code; the code (whose end removes
+    the file), or ``None`` when nothing was opened (the printed URL still works)."""
     import webbrowser
 
+    from openclaw_mcp.adapters.filesystem.launch_pages import remove_launch_page, write_launch_page
+    from openclaw_mcp.adapters.filesystem.paths import resolve_state_dir
+    from openclaw_mcp.entrypoints.ui.app import LaunchCode
+
+    code = secrets.token_urlsafe(32)
     try:
-        webbrowser.open(url)
+        page = _launch_page(f"http://127.0.0.1:{port}/settings/mcp#code={code}")
+        path = write_launch_page(resolve_state_dir(env), page)
+    except OSError as exc:
+        reason = (exc.strerror or str(exc)).lower()
+        out.err(f"Could not open a browser ({reason}); open the URL above.")
+        return None
+    launch = LaunchCode(code, on_done=lambda: remove_launch_page(path))
+    try:
+        webbrowser.open(Path(path).as_uri())
     except webbrowser.Error:
-        pass
+        pass  # the code dies unused (two minutes) and its file goes at exit; the printed URL still works
+    return launch
 
 
 async def _serve(
@@ -214,6 +257,7 @@ async def _serve(
     env: dict[str, str],
     console: Console,
     early: _StopRequest,
+    launch: LaunchCode | None = None,
 ) -> int:
     from openclaw_mcp.application.settings_page import McpSettings
     from openclaw_mcp.entrypoints.ui.app import UiSettings, create_app
@@ -228,7 +272,7 @@ async def _serve(
     host = _apps_host(registry, env, apps, console) if apps is not None else None
     app = create_app(
         settings,
-        UiSettings(port, token, apps.base if apps else None),
+        UiSettings(port, token, apps.base if apps else None, launch),
         probe,
         lambda: servers[0].should_exit,
         host,
@@ -296,7 +340,6 @@ def _request_log(env: Mapping[str, str]) -> Any:
     path = env.get(REQUEST_LOG_ENV)
     if not path:
         return None
-    import json
 
     def log(method: str, target: str, headers: dict[str, str]) -> None:
         line = json.dumps({"method": method, "target": target, "headers": headers})

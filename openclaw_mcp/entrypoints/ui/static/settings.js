@@ -10,15 +10,19 @@
 
   const $ = (selector) => document.querySelector(selector);
 
+  function storeToken(value) {
+    try {
+      sessionStorage.setItem(TOKEN_KEY, value);
+    } catch (_) {
+      /* storage unavailable: the token lives for this page view only */
+      window.__mcpToken = value;
+    }
+  }
+
   function readToken() {
     const match = /(?:^#|&)token=([^&]*)/.exec(location.hash);
     if (match) {
-      try {
-        sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(match[1]));
-      } catch (_) {
-        /* storage unavailable: the token lives for this page view only */
-        window.__mcpToken = decodeURIComponent(match[1]);
-      }
+      storeToken(decodeURIComponent(match[1]));
       history.replaceState(null, "", location.pathname + location.search);
     }
     let stored = null;
@@ -31,6 +35,29 @@
   }
 
   let token = readToken();
+
+  // The page `openclaw mcp ui` opened carries `#code=…`, a single-use code (never the token, which would
+  // show on the browser's command line): traded once for the token, then dead. True when a token came.
+  async function redeemCode() {
+    const match = /(?:^#|&)code=([^&]*)/.exec(location.hash);
+    if (!match) return false;
+    history.replaceState(null, "", location.pathname + location.search);
+    try {
+      const response = await fetch("/api/mcp/session", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ code: decodeURIComponent(match[1]) }),
+        cache: "no-store",
+        credentials: "omit",
+      });
+      const json = await response.json();
+      if (!response.ok || !json || json.ok !== true || typeof json.token !== "string") return false;
+      storeToken(json.token);
+      return true;
+    } catch (_) {
+      return false;
+    }
+  }
 
   const state = {
     snapshot: null,
@@ -565,10 +592,11 @@
 
   let started = false;
 
-  function start() {
+  async function start() {
     if (!started) {
-      // a token may arrive later through a same-document navigation to `#token=…`
-      window.addEventListener("hashchange", () => {
+      // a token may arrive later through a same-document navigation to `#token=…` (or `#code=…`)
+      window.addEventListener("hashchange", async () => {
+        await redeemCode();
         const fresh = readToken();
         if (fresh && fresh !== token) {
           token = fresh;
@@ -578,6 +606,7 @@
       });
       started = true;
     }
+    if (await redeemCode()) token = readToken();
     if (!token) {
       showUnauthenticated();
       return;
