@@ -72,6 +72,11 @@ class AppViews:
         """Drop every view (and the runtime leases they hold)."""
         self.leases.close()
 
+    def revoke(self, doomed: Callable[[AppView], bool]) -> list[AppView]:
+        """End every view for which ``doomed(view)`` holds (its bridge then answers the expired error, and
+        its runtime lease is released); returns the ended views."""
+        return self.leases.drop_where(doomed)
+
     # --- preparing (§4.1–§4.3) ------------------------------------------------------------------------
 
     async def create(
@@ -85,9 +90,11 @@ class AppViews:
         tool_result: Any,
         allowed_app_tools: Iterable[str],
         tool_call_id: str | None = None,
+        grant: str | None = None,
     ) -> AppView:
         """Read the view's resource, check it and store the view; raises ``AppViewError`` or the runtime's
-        ``McpError`` for the resource read."""
+        ``McpError`` for the resource read. ``grant``: the server definition the view is bound to
+        (``domain.mcp_apps.definition_grant``), for :meth:`revoke`."""
         view_id = self._new_id()
         check_descriptor(view_id, server_name, tool_name, uri, tool_call_id)
         read = await runtime.read_resource(server_name, uri, failure_backoff="ignore")
@@ -114,6 +121,7 @@ class AppViews:
             csp=normalize_csp((ui or {}).get("csp")),
             permissions=normalize_permissions((ui or {}).get("permissions")),
             tool_call_id=tool_call_id,
+            grant=grant,
         )
         self.leases.add(view, now)
         self._runtimes[view_id] = runtime

@@ -42,6 +42,7 @@ __all__ = [
     "check_descriptor",
     "csp_header",
     "decode_csp_param",
+    "definition_grant",
     "encode_csp_param",
     "is_app_callable",
     "listing_ui_meta",
@@ -146,13 +147,16 @@ def normalize_csp(value: object) -> dict[str, Any] | None:
 
 
 def csp_header(csp: Mapping[str, Any] | None) -> str:
-    """The sandbox document's ``Content-Security-Policy`` (§7.2)."""
+    """The sandbox document's ``Content-Security-Policy`` (§7.2). With ``blockDescendantFrames`` (decision,
+    issue 32) the policy also refuses every nested frame whatever ``frameDomains`` says (``frame-src 'none'``,
+    ``child-src 'none'``) and requires Trusted Types, so that every HTML sink passes the guard's policy."""
     policy = csp or {}
+    block = policy.get("blockDescendantFrames") is True
     resources = " ".join(policy.get("resourceDomains") or ())
     media_domains = policy.get("mediaDomains")
     media = " ".join(policy.get("resourceDomains") or () if media_domains is None else media_domains)
     connect = " ".join(policy.get("connectDomains") or ()) or "'none'"
-    frames = " ".join(policy.get("frameDomains") or ()) or "'none'"
+    frames = "'none'" if block else " ".join(policy.get("frameDomains") or ()) or "'none'"
     bases = " ".join(policy.get("baseUriDomains") or ()) or "'self'"
     directives = [
         "default-src 'none'",
@@ -170,6 +174,9 @@ def csp_header(csp: Mapping[str, Any] | None) -> str:
     ]
     if csp is not None:
         directives.insert(5, f"font-src 'self' {resources}".rstrip())
+    if block:
+        directives.insert(directives.index(f"frame-src {frames}") + 1, "child-src 'none'")
+        directives.append("require-trusted-types-for 'script'")
     return "; ".join(directives)
 
 
@@ -345,6 +352,13 @@ def canvas_preview(view: AppView, *, result_has_meta: bool, session_key: str | N
     }
 
 
+def definition_grant(server_name: str, server: Mapping[str, Any]) -> str:
+    """The identity of one server definition: a view is bound to the definition its granting run used, and
+    ends when the server is removed, disabled or redefined (any change of its entry)."""
+    canonical = json.dumps([server_name, server], sort_keys=True, ensure_ascii=False, default=repr)
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 # --- leases (§4.3) --------------------------------------------------------------------------------
 
 
@@ -385,6 +399,8 @@ class AppView:
     tool_call_count: int = 0
     active_requests: int = 0
     released: list[Callable[[], None]] = field(default_factory=list)
+    grant: str | None = None
+    """The server definition the view was granted for (:func:`definition_grant`); ``None``: not bound."""
 
     @property
     def title(self) -> str:
@@ -438,6 +454,13 @@ class ViewLeases:
     def close(self) -> None:
         for view_id in list(self._views):
             self._drop(view_id)
+
+    def drop_where(self, doomed: Callable[[AppView], bool]) -> list[AppView]:
+        """Drop every view for which ``doomed(view)`` holds; returns them (oldest first)."""
+        dropped = [view for view in self._views.values() if doomed(view)]
+        for view in dropped:
+            self._drop(view.view_id)
+        return dropped
 
     def _drop(self, view_id: str) -> None:
         view = self._views.pop(view_id, None)

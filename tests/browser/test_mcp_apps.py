@@ -360,3 +360,88 @@ def test_14_the_official_basic_react_example_renders(ui_factory: UiFactory, tmp_
     tool.get_by_role("button", name="Run").click()
     inner = page.frame_locator("iframe.mcp-app-frame").frame_locator("iframe")
     expect(inner.locator("body")).not_to_have_text("", timeout=30_000)
+
+
+# -- 15. issue 32: a view is bound to the server definition it was granted for ----------------------------------
+
+
+def app_server_pids(apps: Apps) -> list[int]:
+    """Running app-server processes of this page process (matched by their log path in the environment)."""
+    needle = f"APP_SERVER_LOG={apps.server_log}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if needle not in (entry / "environ").read_bytes().split(b"\0"):
+                continue
+            if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def wait_for(condition: Any, seconds: float = 15.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return bool(condition())
+
+
+def settings_call(apps: Apps, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    status, _, raw = apps.ui.request(
+        method,
+        path,
+        headers={"Content-Type": "application/json"},
+        body=None if body is None else json.dumps(body).encode(),
+        bearer=True,
+    )
+    document: dict[str, Any] = json.loads(raw)
+    assert status == 200, (status, document)
+    return document
+
+
+@pytest.mark.parametrize("change", ["removed", "disabled"])
+def test_15_a_removed_or_disabled_server_ends_its_view_and_its_process(
+    start_apps: Any, page: Page, change: str
+) -> None:
+    apps = start_apps()
+    inner = run_clock(page, apps)
+    expect(inner.locator("#time")).to_have_text("time=12:00", timeout=15_000)
+    inner.locator("#tick").click()
+    expect(inner.locator("#ticks")).to_have_text("ticks=1")
+    assert len(app_server_pids(apps)) == 1
+    base = settings_call(apps, "GET", "/api/mcp")["hash"]
+    if change == "removed":
+        assert settings_call(apps, "DELETE", "/api/mcp/servers/clock", {"baseHash": base})["ok"] is True
+    else:
+        settings_call(apps, "POST", "/api/mcp/servers/clock/enabled", {"baseHash": base, "enabled": False})
+    inner.locator("#tick").click()
+    expect(inner.locator("#ticks")).to_have_text(EXPIRED)
+    expect(page.locator(".mcp-app-view__status")).to_have_text(f"MCP App unavailable: {EXPIRED}")
+    assert [line["params"]["name"] for line in apps.server_requests("tools/call")] == ["show-clock", "tick"]
+    assert wait_for(lambda: not app_server_pids(apps)), app_server_pids(apps)
+
+
+def test_15_edited_args_leave_one_live_server_process(start_apps: Any, page: Page) -> None:
+    apps = start_apps()
+    inner = run_clock(page, apps)
+    expect(inner.locator("#time")).to_have_text("time=12:00", timeout=15_000)
+    for edit in range(1, 5):
+        document = apps.ui.config()
+        document["mcp"]["servers"]["clock"]["args"] = [str(APP_SERVER), *(["--blob"] if edit % 2 else [])]
+        document["mcp"]["servers"]["clock"]["env"]["APP_SERVER_EDIT"] = str(edit)
+        apps.ui.write_config(document)
+        inner.locator("#tick").click()  # the old view: its definition changed
+        expect(inner.locator("#ticks")).to_have_text(EXPIRED)
+        tool = page.locator('[data-mcp-app-tool="show-clock"]')
+        tool.get_by_role("button", name="Run").click()  # the new definition: a new runtime, the old one closed
+        expect(tool.locator(".mcp-app-message")).to_be_hidden()
+        inner = page.frame_locator("iframe.mcp-app-frame").frame_locator("iframe")
+        expect(inner.locator("#time")).to_have_text("time=12:00", timeout=15_000)
+        inner.locator("#tick").click()
+        expect(inner.locator("#ticks")).to_have_text("ticks=1")
+    assert wait_for(lambda: len(app_server_pids(apps)) == 1), app_server_pids(apps)

@@ -1267,10 +1267,12 @@ REFERENCE_HEADERS = [
             "connect-src 'none'",
             "webrtc 'block'",
             "frame-src 'none'",
+            "child-src 'none'",  # decision (issue 32): stricter than the reference
             "base-uri 'self'",
             "object-src 'none'",
             "form-action 'none'",
             "frame-ancestors http: https:",
+            "require-trusted-types-for 'script'",  # decision (issue 32)
         ],
         id="{'blockDescendantFrames': True}",
     ),

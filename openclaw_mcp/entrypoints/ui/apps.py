@@ -2,35 +2,35 @@
 ``Run``, and the bridge a view's app talks to through the page.
 
 :class:`AppsHost` owns one client runtime per opened server (connected only on an explicit ``Open app`` or
-``Run``) and the process's view store. Runtimes are entered and exited by one owner task (:meth:`serve`),
-so their task groups never straddle request tasks; leaving ``serve`` drops every view and closes every
-server."""
+``Run``) and the process's view store. Each runtime is entered and exited by its own task of the owner task
+group (:meth:`serve`), so its task groups never straddle request tasks and one runtime can close alone (its
+server removed, disabled or changed); leaving ``serve`` drops every view and closes every server."""
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Awaitable, Callable, Mapping
-from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
-from anyio.abc import TaskStatus
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from anyio.abc import TaskGroup, TaskStatus
 
 from openclaw_mcp.application.errors import ApplicationError, CommandError, ServerNotFoundError
 from openclaw_mcp.application.mcp_apps import AppViews, app_callable_names
 from openclaw_mcp.application.ports.mcp import McpError
 from openclaw_mcp.application.registry import Registry, not_found_message
 from openclaw_mcp.domain.config_load import ConfigAnalysis
-from openclaw_mcp.domain.mcp_apps import VIEW_EXPIRED_CODE, AppViewError, LeaseLimits
+from openclaw_mcp.domain.mcp_apps import VIEW_EXPIRED_CODE, AppViewError, LeaseLimits, definition_grant
 from openclaw_mcp.domain.status import auth_view
 from openclaw_mcp.entrypoints.runtime_api import SessionMcpRuntime
 from openclaw_mcp.entrypoints.ui.bridge_methods import BRIDGE_METHODS
 from openclaw_mcp.entrypoints.ui.sandbox import sandbox_url_path
 
 __all__ = ["AppsHost", "AppsProblem", "apps_limits"]
+
+POLL_SECONDS = 0.5
+"""How often the config is re-read while a runtime or a view is live."""
 
 TTL_ENV = "OPENCLAW_MCP_APPS_VIEW_TTL_MS"
 """Test hook: a shorter view lifetime (milliseconds) than the reference's 10 minutes."""
@@ -69,16 +69,25 @@ def apps_limits(env: Mapping[str, str]) -> LeaseLimits:
 
 
 @dataclass(slots=True)
-class _Open:
-    """A request to the owner task: enter this runtime and hand it back."""
+class _Held:
+    """One runtime held open by its own task of :meth:`AppsHost.serve` until ``close`` is set."""
 
     runtime: SessionMcpRuntime
-    done: anyio.Event = field(default_factory=anyio.Event)
+    server_name: str
+    grant: str
+    opened: anyio.Event = field(default_factory=anyio.Event)
+    close: anyio.Event = field(default_factory=anyio.Event)
+    closed: anyio.Event = field(default_factory=anyio.Event)
     error: BaseException | None = None
 
 
 class AppsHost:
-    """The page's apps: listing, running, and the bridge of the views it created."""
+    """The page's apps: listing, running, and the bridge of the views it created.
+
+    Every view is bound to the server definition its granting run used (``definition_grant``). A server that
+    is removed, disabled, made per-requester or redefined in the config ends its views (their bridge answers
+    the expired error) and closes its runtime: the config is checked on every apps request and, while a
+    runtime or a view is live, polled by :meth:`serve`. At most one runtime is held per live definition."""
 
     def __init__(
         self,
@@ -90,6 +99,7 @@ class AppsHost:
         sandbox_origin: str | None,
         views: AppViews,
         warn: Callable[[str], None],
+        poll_seconds: float = POLL_SECONDS,
     ) -> None:
         self._registry = registry
         self._env = dict(env)
@@ -98,42 +108,101 @@ class AppsHost:
         self._sandbox_origin = sandbox_origin
         self.views = views
         self._warn = warn
-        self._runtimes: dict[tuple[str, str], SessionMcpRuntime] = {}
-        self._opening: dict[tuple[str, str], anyio.Lock] = {}
-        self._send: MemoryObjectSendStream[_Open] | None = None
+        self._poll_seconds = poll_seconds
+        self._runtimes: dict[str, _Held] = {}
+        self._opening: dict[str, anyio.Lock] = {}
+        self._group: TaskGroup | None = None
 
     # --- the owner task --------------------------------------------------------------------------------
 
     async def serve(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
-        """Enter runtimes on request until cancelled; then drop the views and close every runtime."""
-        send, receive = anyio.create_memory_object_stream[_Open](16)
-        self._send = send
+        """Hold runtimes on request and retire stale ones until cancelled; then drop the views and close
+        every runtime."""
         try:
-            async with AsyncExitStack() as stack:
-                stack.callback(self.views.close)
+            async with anyio.create_task_group() as group:
+                self._group = group
+                group.start_soon(self._watch)
                 task_status.started()
-                await self._enter_all(receive, stack)
+                await anyio.sleep_forever()
         finally:
-            self._send = None
-            send.close()
+            self._group = None
+            self.views.close()
+            self._runtimes.clear()
+            self._opening.clear()
 
-    async def _enter_all(self, receive: MemoryObjectReceiveStream[_Open], stack: AsyncExitStack) -> None:
-        async with receive:
-            async for request in receive:
-                try:
-                    await stack.enter_async_context(request.runtime)
-                except Exception as exc:
-                    request.error = exc
-                request.done.set()
+    async def _hold(self, held: _Held) -> None:
+        """Enter the runtime, report it open, keep it until ``close`` (or cancellation), then exit it."""
+        try:
+            async with held.runtime:
+                held.opened.set()
+                await held.close.wait()
+        except Exception as exc:
+            if held.opened.is_set():
+                self._warn(f'mcp-app: closing the runtime of "{held.server_name}" failed: {exc}')
+            else:
+                held.error = exc
+        finally:
+            if self._runtimes.get(held.grant) is held:  # ended on its own: the next request opens a new one
+                del self._runtimes[held.grant]
+            held.opened.set()
+            held.closed.set()
 
-    async def _runtime(self, name: str, server: dict[str, Any], document: dict[str, Any]) -> SessionMcpRuntime:
-        key = (name, json.dumps(server, sort_keys=True, default=repr))
-        lock = self._opening.setdefault(key, anyio.Lock())
+    async def _watch(self) -> None:
+        """While anything is live, re-read the config and retire what no longer matches it."""
+        while True:
+            await anyio.sleep(self._poll_seconds)
+            if not self._runtimes and not len(self.views.leases):
+                continue
+            try:
+                _text, analysis = await self._registry.config.inspect()
+            except Exception as exc:  # an unreadable file: the next request reports it; keep polling
+                self._warn(f"mcp-app: reading the config failed: {exc}")
+                continue
+            if analysis.valid:
+                self._reconcile(analysis)
+
+    def _live_grants(self, analysis: ConfigAnalysis) -> set[str]:
+        """The definitions an app may use now: enabled, not per-requester servers of a valid config."""
+        live = set()
+        for name, server in analysis.servers.items():
+            if not isinstance(server, dict) or server.get("enabled") is False:
+                continue
+            if auth_view(server, self._registry.warnings.resolve(name, server)).kind == "per-requester":
+                continue
+            live.add(definition_grant(name, server))
+        return live
+
+    def _reconcile(self, analysis: ConfigAnalysis) -> None:
+        """End the views and close the runtimes of every definition that is not live any more."""
+        live = self._live_grants(analysis)
+        ended = self.views.revoke(lambda view: view.grant is not None and view.grant not in live)
+        names = sorted({view.server_name for view in ended})
+        for name in names:
+            count = sum(1 for view in ended if view.server_name == name)
+            self._warn(
+                f'mcp-app: ended {count} view{"s" if count != 1 else ""} of "{name}": '
+                "its server was removed, disabled or changed"
+            )
+        for grant in [grant for grant in self._runtimes if grant not in live]:
+            self._retire(grant)
+
+    def _retire(self, grant: str) -> None:
+        self.views.revoke(lambda view: view.grant == grant)
+        held = self._runtimes.pop(grant, None)
+        self._opening.pop(grant, None)
+        if held is not None:
+            held.close.set()
+
+    async def _runtime(
+        self, name: str, server: dict[str, Any], document: dict[str, Any]
+    ) -> tuple[str, SessionMcpRuntime]:
+        grant = definition_grant(name, server)
+        lock = self._opening.setdefault(grant, anyio.Lock())
         async with lock:
-            runtime = self._runtimes.get(key)
-            if runtime is not None:
-                return runtime
-            if self._send is None:
+            held = self._runtimes.get(grant)
+            if held is not None:
+                return grant, held.runtime
+            if self._group is None:
                 raise AppsProblem(503, "MCP App runtime is unavailable")
             runtime = SessionMcpRuntime(
                 {name: server},
@@ -144,21 +213,35 @@ class AppsHost:
                 mcp_apps_enabled=True,
                 app_views=self.views,
             )
-            request = _Open(runtime)
-            await self._send.send(request)
-            await request.done.wait()
-            if request.error is not None:
-                raise AppsProblem(502, str(request.error) or type(request.error).__name__)
-            self._runtimes[key] = runtime
-            return runtime
+            held = _Held(runtime, name, grant)
+            self._group.start_soon(self._hold, held)
+            await held.opened.wait()
+            if held.error is not None:
+                raise AppsProblem(502, str(held.error) or type(held.error).__name__)
+            if held.closed.is_set():
+                raise AppsProblem(503, "MCP App runtime is unavailable")
+            self._runtimes[grant] = held
+            return grant, runtime
 
     # --- listing and running (§13.2.2) -----------------------------------------------------------------
 
     async def _load(self) -> ConfigAnalysis:
+        """The current config, every stale view and runtime retired first (fail closed: an unreadable or
+        invalid config refuses the request and keeps everything as it is until it is valid again)."""
         try:
-            return await self._registry.load()
+            analysis = await self._registry.load()
         except ApplicationError as exc:  # the config became unreadable or invalid since start-up
             raise AppsProblem(409, str(exc).splitlines()[0]) from exc
+        self._reconcile(analysis)
+        return analysis
+
+    async def _check_grants(self) -> None:
+        """Retire what the current config no longer grants, quietly (no config warnings per bridge call);
+        an unreadable or invalid config refuses the call."""
+        _text, analysis = await self._registry.config.inspect()
+        if not analysis.valid:
+            raise AppsProblem(409, f"OpenClaw config is invalid: {self._registry.path}")
+        self._reconcile(analysis)
 
     async def status(self) -> dict[str, Any]:
         analysis = await self._load()
@@ -200,7 +283,7 @@ class AppsHost:
     async def tools(self, server: object) -> dict[str, Any]:
         """``Open app``: connect the server and list its model-visible tools that have a view."""
         name, definition, document = await self._server(server)
-        runtime = await self._runtime(name, definition, document)
+        _grant, runtime = await self._runtime(name, definition, document)
         listed = [
             {
                 "name": tool.tool_name,
@@ -220,7 +303,7 @@ class AppsHost:
             raise AppsProblem(422, "tool is required")
         if arguments is not None and not isinstance(arguments, dict):
             raise AppsProblem(422, "arguments: expected a JSON object")
-        runtime = await self._runtime(name, definition, document)
+        grant, runtime = await self._runtime(name, definition, document)
         entry = next((item for item in await self._catalog_tools(runtime, name) if item.tool_name == tool), None)
         if entry is None or entry.ui_resource_uri is None:
             raise AppsProblem(404, f'MCP tool "{tool}" has no MCP App view')
@@ -237,11 +320,16 @@ class AppsHost:
                 tool_input=args,
                 tool_result=result,
                 allowed_app_tools=app_callable_names(runtime.session, name),
+                grant=grant,
             )
         except AppViewError as exc:
             raise AppsProblem(422, str(exc)) from exc
         except McpError as exc:
             raise AppsProblem(502, str(exc)) from exc
+        held = self._runtimes.get(grant)
+        if held is None or held.runtime is not runtime:  # retired while the run was in flight
+            self.views.revoke(lambda item: item.view_id == view.view_id)
+            raise AppsProblem(409, f'MCP server "{name}" changed while its tool ran; run it again')
         return {"ok": True, "viewId": view.view_id, "title": view.title}
 
     # --- the bridge (§13.2.3) --------------------------------------------------------------------------
@@ -265,6 +353,11 @@ class AppsHost:
         if not isinstance(view_id, str) or not view_id.strip():
             raise AppsProblem(422, "viewId is required")
         view_id = view_id.strip()
+        try:
+            self.views.view(view_id)
+        except AppViewError as exc:
+            raise _problem(exc) from exc
+        await self._check_grants()  # ends the view when its server was removed, disabled or changed
         calls: dict[str, Callable[[], Awaitable[Any]]] = {
             "callTool": lambda: self.views.call_tool(view_id, body.get("toolName"), body.get("arguments", {})),
             "listTools": lambda: self.views.list_tools(view_id, body.get("cursor")),

@@ -28,64 +28,16 @@ __all__ = ["SandboxDocument", "create_sandbox_app", "sandbox_document", "sandbox
 RequestLog = Callable[[str, str, dict[str, str]], None]
 IMMUTABLE = "public, max-age=31536000, immutable"
 
-# injected after the app's doctype when blockDescendantFrames is set: no WebRTC, and no way to create a
-# nested browsing context by element creation or by markup
-_GUARD = """<script>(function () {
-  "use strict";
-  var names = ["iframe", "frame", "object", "embed", "portal", "fencedframe", "webview", "browser"];
-  var markup = /<\\s*(?:iframe|frame|object|embed|portal|fencedframe|webview|browser)\\b/i;
-  var test = RegExp.prototype.test, call = Function.prototype.call, define = Object.defineProperty;
-  function refuse() { throw new Error("sandbox descendant browsing contexts are disabled"); }
-  function checkName(name) {
-    var local = String(name).toLowerCase();
-    local = local.slice(local.lastIndexOf(":") + 1);
-    if (names.indexOf(local) >= 0) refuse();
-  }
-  function checkMarkup(value) { if (call.call(test, markup, String(value))) refuse(); }
-  function pin(target, key, value) {
-    try { define(target, key, { value: value, writable: false, configurable: false }); } catch (e) {}
-  }
-  ["RTCPeerConnection", "webkitRTCPeerConnection", "RTCIceGatherer", "RTCIceTransport", "RTCDtlsTransport",
-   "RTCSctpTransport", "RTCDataChannel"].forEach(function (key) { pin(window, key, undefined); });
-  var create = Document.prototype.createElement, createNS = Document.prototype.createElementNS;
-  pin(Document.prototype, "createElement", function (name) {
-    checkName(name); return create.apply(this, arguments);
-  });
-  pin(Document.prototype, "createElementNS", function (ns, name) {
-    checkName(name); return createNS.apply(this, arguments);
-  });
-  function guardSetter(proto, key) {
-    var d = proto && Object.getOwnPropertyDescriptor(proto, key);
-    if (!d || !d.set) return;
-    try {
-      define(proto, key, { get: d.get, set: function (v) { checkMarkup(v); return d.set.call(this, v); },
-        enumerable: d.enumerable, configurable: false });
-    } catch (e) {}
-  }
-  function guardMethod(proto, key, index) {
-    var original = proto && proto[key];
-    if (typeof original !== "function") return;
-    pin(proto, key, function () {
-      if (index === undefined) { for (var i = 0; i < arguments.length; i++) checkMarkup(arguments[i]); }
-      else checkMarkup(arguments[index]);
-      return original.apply(this, arguments);
-    });
-  }
-  guardSetter(Element.prototype, "innerHTML");
-  guardSetter(Element.prototype, "outerHTML");
-  if (window.ShadowRoot) guardSetter(ShadowRoot.prototype, "innerHTML");
-  guardMethod(Element.prototype, "insertAdjacentHTML", 1);
-  guardMethod(Document.prototype, "write");
-  guardMethod(Document.prototype, "writeln");
-  guardMethod(Range.prototype, "createContextualFragment", 0);
-  guardMethod(DOMParser.prototype, "parseFromString", 0);
-  guardMethod(Element.prototype, "setHTML", 0);
-  guardMethod(Element.prototype, "setHTMLUnsafe", 0);
-  if (window.ShadowRoot) {
-    guardMethod(ShadowRoot.prototype, "setHTML", 0);
-    guardMethod(ShadowRoot.prototype, "setHTMLUnsafe", 0);
-  }
-})();</script>"""
+GUARD_FILE = "mcp-app-frame-guard.js"
+"""The blockDescendantFrames guard: injected by the proxy as the first script of the app's document."""
+
+
+@lru_cache(maxsize=1)
+def _guard() -> str:
+    script = resources.files("openclaw_mcp.entrypoints.ui").joinpath("static", GUARD_FILE).read_text("utf-8")
+    if "</script" in script.lower() or "<!--" in script:
+        raise RuntimeError(f"{GUARD_FILE} must not contain </script or <!--")  # it is inlined in the app
+    return f"<script>{script}</script>"
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +56,7 @@ def _template() -> str:
 def _document(csp_json: str) -> SandboxDocument:
     csp = json.loads(csp_json)
     block = bool(csp and csp.get("blockDescendantFrames") is True)
-    settings = {"blockDescendantFrames": block, "guardScript": _GUARD if block else ""}
+    settings = {"blockDescendantFrames": block, "guardScript": _guard() if block else ""}
     # "<" escaped so the guard's own </script> cannot end the proxy's script
     html = _template().replace("/*SETTINGS*/", json.dumps(settings).replace("<", "\\u003c"))
     headers = sandbox_headers(csp)
