@@ -5,7 +5,12 @@ The server decides per request (``respond``): an answer written at once from the
 read once it is out, as Node's synchronous handlers do), or a :class:`Pending` call run in its own task.
 ``notifications/cancelled`` for a pending call runs its ``on_cancel`` and suppresses its answer; an
 ``abortable`` call is also cancelled outright. :meth:`RpcSession.close` stops reading, lets in-flight calls
-finish (their answers still written) for at most ``drain_timeout`` seconds, then cancels the rest unanswered.
+finish (their answers still written) for at most ``drain_timeout`` seconds, then cancels the rest unanswered and
+closes the output (a frame being written is finished, within the transport's grace period; none is begun).
+
+A request is never left unanswered by a failure of ours: a ``respond`` or a pending call that raises, or an
+answer that cannot be written as JSON (nesting too deep), is answered ``-32603``, as the SDK answers a handler
+that throws (a ``RecursionError`` in V8's words: ``Maximum call stack size exceeded``).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from openclaw_mcp.entrypoints.serve.jsonrpc import (
     INTERNAL_ERROR,
     Notification,
     Request,
+    RequestId,
     encode,
     error_response,
     id_key,
@@ -103,12 +109,21 @@ class Pending:
 @dataclass(eq=False, slots=True)
 class _Inflight:
     key: tuple[str, str | int]
+    request_id: RequestId
     call: Pending
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     cancelled: bool = False
 
 
 Respond = Callable[[Request], "dict[str, Any] | Pending | None"]
+
+
+def _failure_text(exc: Exception) -> str:
+    """The message of a ``-32603`` answer to a failure of ours: V8's words for a nesting too deep, else the
+    SDK's ``Internal error`` (decision: an unexpected error's own text is not sent, it could carry anything)."""
+    if isinstance(exc, RecursionError):
+        return "Maximum call stack size exceeded"
+    return "Internal error"
 
 
 class RpcSession:
@@ -153,8 +168,11 @@ class RpcSession:
             self._tg = tg
             tg.start_soon(self._read_loop)
             task_status.started()
-            await self._stopped.wait()
-            tg.cancel_scope.cancel()
+            try:
+                await self._stopped.wait()
+            finally:  # also when cancelled from outside: a frame being written gets its grace period, no more
+                self._transport.stop_output()
+                tg.cancel_scope.cancel()
         self._tg = None
 
     async def close(self) -> None:
@@ -167,11 +185,21 @@ class RpcSession:
             for entry in entries:
                 entry.cancelled = True
                 entry.scope.cancel()
+        await self._transport.close_output()
         self._stopped.set()
 
     async def send(self, message: dict[str, Any]) -> None:
         """One message line; raises ``TransportClosed`` when the output is gone."""
         await self._transport.send(encode(message))
+
+    async def _answer(self, response: dict[str, Any]) -> None:
+        """Write one response; one that cannot be written as JSON is answered ``-32603`` instead."""
+        try:
+            data = encode(response)
+        except (RecursionError, TypeError, ValueError, OverflowError) as exc:
+            data = encode(error_response(response["id"], INTERNAL_ERROR, _failure_text(exc)))
+        with contextlib.suppress(TransportClosed):
+            await self._transport.send(data)
 
     async def _read_loop(self) -> None:
         try:
@@ -188,12 +216,14 @@ class RpcSession:
             else:
                 self._on_notification(message)
         elif isinstance(message, Request) and not self._closing:
-            response = self._respond(message)
+            try:
+                response = self._respond(message)
+            except Exception as exc:  # a failure of ours is the request's -32603 answer, never a crash
+                response = error_response(message.id, INTERNAL_ERROR, _failure_text(exc))
             if isinstance(response, Pending):
                 self._start(message, response)
             elif response is not None:
-                with contextlib.suppress(TransportClosed):
-                    await self.send(response)
+                await self._answer(response)
         if not self._first_input.is_set():
             self._first_input.set()
 
@@ -214,7 +244,7 @@ class RpcSession:
     def _start(self, request: Request, call: Pending) -> None:
         if self._tg is None:
             return
-        entry = _Inflight(id_key(request.id), call)
+        entry = _Inflight(id_key(request.id), request.id, call)
         self._inflight.setdefault(entry.key, []).append(entry)
         self._idle = anyio.Event()
         self._tg.start_soon(self._run, entry)
@@ -223,11 +253,13 @@ class RpcSession:
         try:
             response: dict[str, Any] | None = None
             with entry.scope:
-                response = await entry.call.run()
+                try:
+                    response = await entry.call.run()
+                except Exception as exc:  # a failure of ours is the request's -32603 answer, never a crash
+                    response = error_response(entry.request_id, INTERNAL_ERROR, _failure_text(exc))
             answer = self._answer_while_draining or not self._closing
             if response is not None and not entry.cancelled and answer:
-                with contextlib.suppress(TransportClosed):
-                    await self.send(response)
+                await self._answer(response)
         finally:
             entries = self._inflight.get(entry.key, [])
             if entry in entries:

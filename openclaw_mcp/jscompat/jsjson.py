@@ -77,7 +77,10 @@ def js_number(value: int | float) -> str:
     if isinstance(value, int):
         if abs(value) < 10**21:
             return str(value)
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:  # beyond the double range: JavaScript's number is an infinity
+            value = math.inf if value > 0 else -math.inf
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
@@ -252,6 +255,9 @@ def _pretty(value: JsonValue, indent: int) -> str:
     return "".join(parts)
 
 
+_NON_FINITE = frozenset({"NaN", "Infinity", "-Infinity"})
+"""What ``js_number`` writes for a number ``JSON.stringify`` writes as ``null``."""
+
 _compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
 _INT_LIMIT = 10**21
 
@@ -293,10 +299,8 @@ def _write(value: JsonValue, out: list[str], step: str, current: str) -> None:
     elif isinstance(value, str):
         out.append(js_string(value))
     elif isinstance(value, int | float):
-        if isinstance(value, float) and not math.isfinite(value):
-            out.append("null")
-        else:
-            out.append(js_number(value))
+        text = js_number(value)
+        out.append("null" if text in _NON_FINITE else text)
     elif isinstance(value, dict):
         keys = js_ordered_keys(value)
         if not keys:

@@ -34,6 +34,7 @@ class JsonSyntaxError(ValueError):
 
 
 _EXACT_LIMIT = MAX_SAFE_INTEGER + 1  # every integer up to 2**53 is exact as a float
+_EXACT_DIGITS = len(str(_EXACT_LIMIT))
 _WS = re.compile(r"[ \t\n\r]*")
 # A run of string characters that need no attention: not a quote, backslash or control character.
 _PLAIN = re.compile(r'[^"\\\x00-\x1f]*')
@@ -323,13 +324,14 @@ class _StrictParser:
 
 def _js_number_value(literal: str, is_int: bool) -> int | float:
     """The JavaScript number of a decimal literal, as ``int`` when it is an exact safe integer."""
-    if is_int:
+    if is_int and len(literal) - literal.startswith("-") <= _EXACT_DIGITS:
         number = int(literal)
         if number == 0 and literal.startswith("-"):
             return -0.0
         if -_EXACT_LIMIT <= number <= _EXACT_LIMIT:
             return number
-        return float(number)
+    # The nearest double of the literal itself: no ``int`` of more than 4,300 digits is built (Python refuses
+    # it), and a literal beyond the double range is an infinity, as in JavaScript.
     return float(literal)
 
 

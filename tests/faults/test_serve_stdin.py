@@ -48,8 +48,8 @@ HOSTILE: dict[str, bytes] = {
     "ten-megabyte-json-string": b'{"jsonrpc":"2.0","method":"x","params":{"s":"' + b"y" * 10_000_000 + b'"}}\n',
     "nested-arrays": b"[" * 100_000 + b"\n",
     "nested-objects": b'{"a":' * 100_000 + b"\n",
-    # Requests too deep for Python's JSON parser: ignored like any unparseable line (the reference's
-    # JSON.parse takes them and answers; either is tolerated here, a crash or a traceback is not).
+    # Requests nested deeper than Python's recursion limit: answered, as the reference's JSON.parse takes them
+    # (issue 32; checked in tests/unit/test_hardening_full_frames.py); tolerated here either way.
     "nested-params-of-a-request": (
         '{"jsonrpc":"2.0","id":90,"method":"ping","params":{"x":' + nested(100_000) + "}}\n"
     ).encode(),

@@ -9,6 +9,10 @@ goes first. After every request the server must answer it (a result or a JSON-RP
 one text block with an optional ``isError: true``; every stdout line is a strict JSON-RPC 2.0 message; the token
 never reaches stdout. At the end the server still answers ``ping``, exits 0 on stdin EOF and stderr has no
 traceback (nor the token).
+
+Issue 32: integers of 5,000 digits and nesting 1,000 to 100,000 deep in params are answered as the reference
+answers them (an id that is such a number, or an array, is ignored as the reference ignores it); a 200 KB answer
+to a reader that pauses is whole on stdout after SIGTERM or stdin EOF (a process of its own).
 """
 
 from __future__ import annotations
@@ -18,16 +22,25 @@ import os
 import socket
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openclaw_mcp.domain.openclaw_tools.reference_texts import TOOLS
-from openclaw_mcp.domain.openclaw_tools.system_agent import ACTIONS, AGENT_ROLES
 from tests.docker.gateway_harness import isolated_env
-from tests.fixtures.stdio_lines import LineServer, spawn_line_server
+from tests.fixtures.openclaw_tools_texts import ACTIONS, AGENT_ROLES, TOOLS
+from tests.fixtures.stdio_lines import (
+    HUGE_INT,
+    LineServer,
+    answers_to,
+    nested,
+    raw_request,
+    spawn_line_server,
+    stop_with_a_paused_reader,
+)
 
 COMMAND = [sys.executable, "-m", "openclaw_mcp.entrypoints.openclaw_tools"]
 READ_TIMEOUT_S = 30.0
@@ -97,9 +110,9 @@ def _assert_tool_result(result: Any) -> None:
         assert result["isError"] is True, result
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LineServer]:
-    state = tmp_path_factory.mktemp("hostile-openclaw-tools") / "state"
+@contextmanager
+def _started(state: Path) -> Iterator[LineServer]:
+    """An initialized ``openclaw-tools`` process with its config and stderr under ``state``."""
     state.mkdir()
     config = {"gateway": {"port": PORT, "auth": {"mode": "token", "token": SECRET}}}
     (state / "openclaw.json").write_text(json.dumps(config))
@@ -116,6 +129,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LineServer]:
         initialize = started.request("initialize", INITIALIZE)
         assert initialize["result"]["serverInfo"]["name"] == "openclaw-tools", initialize
         started.send_line(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        yield started
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LineServer]:
+    with _started(tmp_path_factory.mktemp("hostile-openclaw-tools") / "state") as started:
         tools = started.request("tools/list", {})["result"]["tools"]
         assert [tool["name"] for tool in tools] == ["automations", "openclaw"]
         yield started
@@ -338,6 +357,49 @@ def test_random_calls_are_always_answered_with_frames_and_never_leak_the_token(
     else:
         assert response["error"]["code"] < 0, response
     assert server.process.poll() is None
+
+
+_ACTION_REQUIRED = {"content": [{"type": "text", "text": "Tool error: action required"}], "isError": True}
+_NOT_FOUND = {"error": {"code": -32601, "message": "Method not found"}}
+
+
+def _call_with(value: str) -> str:
+    return raw_request('"q"', "tools/call", '{"name":"openclaw","arguments":{"zz":' + value + "}}")
+
+
+# Issue 32: what the reference 2026.9.6 answers (None: nothing; the id is Infinity or an array for it).
+_HUGE_AND_DEEP: list[tuple[str, dict[str, Any] | None]] = [
+    (raw_request('"q"', "ping", '{"x":' + HUGE_INT + "}"), {"result": {}}),
+    (raw_request('"q"', "nope", '{"x":' + HUGE_INT + "}"), _NOT_FOUND),
+    (_call_with(HUGE_INT), {"result": _ACTION_REQUIRED}),
+    (raw_request(HUGE_INT, "ping"), None),
+    (raw_request("-" + HUGE_INT, "ping"), None),
+]
+for _depth in (1_000, 10_000, 100_000):
+    _HUGE_AND_DEEP += [
+        (raw_request('"q"', "ping", '{"x":' + nested(_depth) + "}"), {"result": {}}),
+        (raw_request('"q"', "ping", '{"x":' + '{"a":' * _depth + "1" + "}" * _depth + "}"), {"result": {}}),
+        (raw_request('"q"', "nope", '{"x":' + nested(_depth) + "}"), _NOT_FOUND),
+        (_call_with(nested(_depth)), {"result": _ACTION_REQUIRED}),
+        (raw_request(nested(_depth), "ping"), None),
+    ]
+
+
+@pytest.mark.parametrize(("line", "expected"), _HUGE_AND_DEEP, ids=lambda value: str(value)[:60])
+def test_huge_integers_and_deep_nesting_are_answered_as_the_reference_answers(
+    server: LineServer, line: str, expected: dict[str, Any] | None
+) -> None:
+    answers = answers_to(server, line, answered=expected is not None)
+    assert answers == ([] if expected is None else [{**expected, "jsonrpc": "2.0", "id": "q"}])
+    assert server.process.poll() is None
+
+
+@pytest.mark.parametrize("how", ["sigterm", "eof"])
+def test_a_large_answer_to_a_paused_reader_is_whole_when_the_server_stops(tmp_path: Path, how: str) -> None:
+    with _started(tmp_path / "state") as started:
+        stop_with_a_paused_reader(started, id_bytes=200_000, how=how)
+        text = started.stderr.read_text(encoding="utf-8", errors="replace")
+        assert "Traceback" not in text, text
 
 
 def test_after_the_storm_the_server_answers_and_exits_cleanly(server: LineServer) -> None:

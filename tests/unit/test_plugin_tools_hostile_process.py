@@ -7,6 +7,10 @@ random params (any JSON: deep nesting, huge integers, lone surrogates, non-objec
 now and then, a garbage line. After every request the server must answer it with a result or a JSON-RPC error;
 at the end it still answers ``ping``, ``echo_tool`` never ran (the plugin's log), stderr has no traceback, and
 the process exits 0 on stdin EOF.
+
+Issue 32: integers of 5,000 digits and nesting 1,000 to 100,000 deep in params are answered as the reference
+answers them (an id that is such a number, or an array, is ignored as the reference ignores it); a 200 KB answer
+to a reader that pauses is whole on stdout after SIGTERM or stdin EOF (a process of its own).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import json
 import os
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +30,15 @@ from hypothesis import strategies as st
 
 from tests.docker.gateway_harness import isolated_env
 from tests.fixtures.plugins import SITE
-from tests.fixtures.stdio_lines import LineServer, spawn_line_server
+from tests.fixtures.stdio_lines import (
+    HUGE_INT,
+    LineServer,
+    answers_to,
+    nested,
+    raw_request,
+    spawn_line_server,
+    stop_with_a_paused_reader,
+)
 
 COMMAND = [str(Path(sys.executable).parent / "openclaw-plugin-tools")]
 NAMES = ["echo_tool", "fail_tool", "img_tool", "noschema_tool", "raw_tool", "cron", "automations", "ECHO_TOOL"]
@@ -42,9 +55,10 @@ class Server(LineServer):
         return sum(1 for line in lines if line.strip() and json.loads(line).get("exec") == tool)
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    state = tmp_path_factory.mktemp("hostile") / "state"
+@contextmanager
+def _started(state: Path) -> Iterator[Server]:
+    """An initialized ``openclaw-plugin-tools`` process serving ``hookplug`` (its hook blocks ``echo_tool``),
+    with its config, the plugin's log and stderr under ``state``."""
     state.mkdir()
     (state / "openclaw.json").write_text(json.dumps({"plugins": {"entries": {"hookplug": {"enabled": True}}}}))
     log, stderr = state / "hookplug-log.jsonl", state / "stderr.txt"
@@ -61,6 +75,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         )
         assert "result" in initialize, initialize
         started.send_line(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        yield started
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with _started(tmp_path_factory.mktemp("hostile") / "state") as started:
         yield started
 
 
@@ -108,6 +128,56 @@ def test_random_calls_never_crash_the_server_nor_run_the_blocked_tool(
             assert result == {"content": [{"type": "text", "text": "blocked by hookplug"}], "isError": True}
     assert server.process.poll() is None
     assert server.executions("echo_tool") == 0
+
+
+_BLOCKED = {"content": [{"type": "text", "text": "blocked by hookplug"}], "isError": True}
+_NOT_FOUND = {"error": {"code": -32601, "message": "Method not found"}}
+
+
+def _call_with(value: str) -> str:
+    return raw_request('"q"', "tools/call", '{"name":"echo_tool","arguments":{"text":' + value + "}}")
+
+
+# Issue 32: what the reference 2026.9.6 answers (None: nothing; the id is Infinity or an array for it). A tool
+# call is answered with a result (the reference's echo, or its "Maximum call stack size exceeded" tool error).
+_HUGE_AND_DEEP: list[tuple[str, dict[str, Any] | str | None]] = [
+    (raw_request('"q"', "ping", '{"x":' + HUGE_INT + "}"), {"result": {}}),
+    (raw_request('"q"', "nope", '{"x":' + HUGE_INT + "}"), _NOT_FOUND),
+    (_call_with(HUGE_INT), {"result": _BLOCKED}),
+    (raw_request(HUGE_INT, "ping"), None),
+    (raw_request("-" + HUGE_INT, "ping"), None),
+]
+for _depth in (1_000, 10_000, 100_000):
+    _HUGE_AND_DEEP += [
+        (raw_request('"q"', "ping", '{"x":' + nested(_depth) + "}"), {"result": {}}),
+        (raw_request('"q"', "ping", '{"x":' + '{"a":' * _depth + "1" + "}" * _depth + "}"), {"result": {}}),
+        (raw_request('"q"', "nope", '{"x":' + nested(_depth) + "}"), _NOT_FOUND),
+        (_call_with(nested(_depth)), "a tool result"),
+        (raw_request(nested(_depth), "ping"), None),
+    ]
+
+
+@pytest.mark.parametrize(("line", "expected"), _HUGE_AND_DEEP, ids=lambda value: str(value)[:60])
+def test_huge_integers_and_deep_nesting_are_answered_as_the_reference_answers(
+    server: Server, line: str, expected: dict[str, Any] | str | None
+) -> None:
+    answers = answers_to(server, line, answered=expected is not None)
+    if isinstance(expected, str):
+        assert [answer["id"] for answer in answers] == ["q"], answers
+        result = answers[0]["result"]
+        assert isinstance(result["content"], list) and result["content"][0]["type"] == "text", result
+    else:
+        assert answers == ([] if expected is None else [{**expected, "jsonrpc": "2.0", "id": "q"}])
+    assert server.process.poll() is None
+    assert server.executions("echo_tool") == 0
+
+
+@pytest.mark.parametrize("how", ["sigterm", "eof"])
+def test_a_large_answer_to_a_paused_reader_is_whole_when_the_server_stops(tmp_path: Path, how: str) -> None:
+    with _started(tmp_path / "state") as started:
+        stop_with_a_paused_reader(started, id_bytes=200_000, how=how)
+        text = started.stderr.read_text(encoding="utf-8", errors="replace")
+        assert "Traceback" not in text, text
 
 
 def test_after_the_storm_the_server_answers_and_exits_cleanly(server: Server) -> None:

@@ -2,8 +2,9 @@
 (spec serve-bridge §4.2).
 
 * Input: one message per ``\\n``-terminated line (a trailing ``\\r`` is dropped), ``JSON.parse`` semantics
-  (no ``NaN``/``Infinity`` literals; integers beyond 2^53 become floats). A line that does not parse, or does
-  not match the SDK's strict request / notification / response shapes, is ignored.
+  (no ``NaN``/``Infinity`` literals; integers beyond 2^53 become floats, of any length — beyond the double
+  range an infinity; any nesting depth). A line that does not parse, or does not match the SDK's strict
+  request / notification / response shapes (an infinite or nested id among them), is ignored.
 * Output: ``JSON.stringify`` bytes; results as ``{"result", "jsonrpc", "id"}``, errors as
   ``{"jsonrpc", "id", "error"}`` and notifications as ``{"method", "params", "jsonrpc"}`` (the SDK's key
   orders).
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Final, TypeGuard
 
 from openclaw_mcp.jscompat.jsjson import js_dumps
+from openclaw_mcp.jscompat.jsonstrict import parse_json_strict
 from openclaw_mcp.jscompat.numbers import MAX_SAFE_INTEGER, is_safe_integer
 
 __all__ = [
@@ -43,14 +45,18 @@ INTERNAL_ERROR: Final = -32603
 RequestId = str | int
 
 
+_SAFE_DIGITS: Final = len(str(MAX_SAFE_INTEGER))
+
+
 def _parse_int(text: str) -> int | float:
-    value = int(text)
-    if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
-        return value
-    try:
-        return float(value)
-    except OverflowError:
-        return float("inf") if value > 0 else float("-inf")
+    """An integer literal as ``JSON.parse`` reads it: a safe integer as ``int``, any other as the nearest
+    double (``float(text)`` rounds the literal itself: no ``int`` of more than 4,300 digits is built, and a
+    literal beyond the double range is an infinity, as in JavaScript)."""
+    if len(text) - text.startswith("-") <= _SAFE_DIGITS:
+        value = int(text)
+        if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+            return value
+    return float(text)
 
 
 def _reject_constant(name: str) -> Any:
@@ -61,11 +67,13 @@ _DECODER: Final = json.JSONDecoder(parse_int=_parse_int, parse_constant=_reject_
 
 
 def parse_json(text: str) -> Any:
-    """``JSON.parse(text)``; raises ``ValueError`` (also for nesting too deep for Python)."""
+    """``JSON.parse(text)``; raises ``ValueError``. Any nesting depth is read, as V8 reads it: a text too deep
+    for Python's recursive decoder is read again by the iterative strict parser (whose numbers are
+    ``JSON.parse``'s too)."""
     try:
         return _DECODER.decode(text)
-    except RecursionError as exc:
-        raise ValueError("JSON nested too deeply") from exc
+    except RecursionError:
+        return parse_json_strict(text)
 
 
 def is_request_id(value: object) -> TypeGuard[str | int | float]:

@@ -6,6 +6,16 @@ descriptors (spec serve-bridge §4.1).
 * :class:`StdioTransport` frames the input into lines and writes each message whole through one lock, so
   responses and notifications never interleave. stdin end, an unreadable stdin, an over-long line or a failed
   write to stdout (e.g. ``EPIPE``) is "transport closed": the ``on_close`` callback is called once.
+
+Whole frames (decision; the reference's Node writes a stdout pipe synchronously, so its frames are always whole
+and its shutdown waits for a reader that never reads without bound): a frame once begun is never abandoned by a
+cancellation — its write is shielded; :meth:`StdioTransport.close_output` (or, not waiting,
+:meth:`~StdioTransport.stop_output`) starts no new frame and gives the frame being written
+:data:`FRAME_GRACE_S` seconds to finish. On a Linux pipe :class:`FdSink` also hands the
+kernel a frame only when it fits whole in the pipe's free space (growing the pipe, up to the system's
+``pipe-max-size``, for a frame larger than it), so that what sits in the pipe is whole frames even when the
+reader has stopped reading: only a frame larger than the largest pipe, whose reader stops for good in the
+middle of it, can be left unfinished — after the grace period, so that shutdown stays bounded.
 """
 
 from __future__ import annotations
@@ -14,15 +24,25 @@ import asyncio
 import collections
 import contextlib
 import errno
+import math
 import os
+import select
 import stat
+import struct
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Final, Protocol
 
 import anyio
 
+try:  # POSIX
+    import fcntl
+    import termios
+except ImportError:  # pragma: no cover - Windows
+    fcntl = termios = None  # type: ignore[assignment]
+
 __all__ = [
+    "FRAME_GRACE_S",
     "MAX_LINE_BYTES",
     "ByteSink",
     "ByteSource",
@@ -36,6 +56,10 @@ __all__ = [
 MAX_LINE_BYTES: Final = 10 * 1024 * 1024
 """The SDK's read buffer limit: a line longer than this with its newline, or an unterminated one, closes the
 transport."""
+
+FRAME_GRACE_S: Final = 5.0
+"""How long the frame being written when the output closes may take to finish (decision: a reader that has
+stopped reading must not keep the process alive for ever)."""
 
 _READ_CHUNK: Final = 65536
 _READ_BACKLOG: Final = 4 * 1024 * 1024
@@ -150,11 +174,13 @@ class FdSource:
 
 class FdSink:
     """Writes a file descriptor; a pipe or socket of its own is switched to non-blocking mode so a client
-    that stops reading cannot block the event loop (:meth:`restore` puts the flags back)."""
+    that stops reading cannot block the event loop (:meth:`restore` puts the flags back). On a Linux pipe a
+    frame is handed to the kernel only once it fits whole in the pipe (see the module docstring)."""
 
     def __init__(self, fd: int, *, shared_with: tuple[int, ...] = (2,)) -> None:
         self._fd = fd
         self._restore_blocking = False
+        self._pipe_room: _PipeRoom | None = None
         try:
             info = os.fstat(fd)
         except OSError:
@@ -171,8 +197,12 @@ class FdSink:
         if os.get_blocking(fd):
             os.set_blocking(fd, False)
             self._restore_blocking = True
+        if stat.S_ISFIFO(info.st_mode):
+            self._pipe_room = _PipeRoom.of(fd)
 
     async def write(self, data: bytes) -> None:
+        if self._pipe_room is not None and len(data) > select.PIPE_BUF:
+            await self._pipe_room.wait_for(len(data))  # (a write up to PIPE_BUF is whole by itself)
         view = memoryview(data)
         while view:
             try:
@@ -187,6 +217,79 @@ class FdSink:
             self._restore_blocking = False
             with contextlib.suppress(OSError):
                 os.set_blocking(self._fd, True)
+
+
+_F_GETPIPE_SZ: Final = getattr(fcntl, "F_GETPIPE_SZ", None)
+_F_SETPIPE_SZ: Final = getattr(fcntl, "F_SETPIPE_SZ", None)
+_PIPE_MAX_SIZE: Final = "/proc/sys/fs/pipe-max-size"
+_ROOM_POLL_MAX_S: Final = 0.05
+
+
+class _PipeRoom:
+    """The free space of a Linux pipe, from its write end: its size (``F_GETPIPE_SZ``) less the bytes not yet
+    read (``FIONREAD``) less two pages (the kernel stores a pipe in pages: a page partly read, or partly
+    written, still takes a whole one)."""
+
+    def __init__(self, fd: int, slack: int, get_size: int) -> None:
+        self._fd = fd
+        self._slack = slack
+        self._get_size = get_size
+        self._max_size: int | None = None
+
+    @classmethod
+    def of(cls, fd: int) -> _PipeRoom | None:
+        """The room of pipe ``fd``; ``None`` where the system cannot tell it (not Linux)."""
+        if fcntl is None or termios is None or _F_GETPIPE_SZ is None:
+            return None
+        try:
+            fcntl.fcntl(fd, _F_GETPIPE_SZ)
+        except OSError:
+            return None
+        return cls(fd, 2 * os.sysconf("SC_PAGE_SIZE"), _F_GETPIPE_SZ)
+
+    async def wait_for(self, size: int) -> None:
+        """Return once ``size`` bytes fit whole in the pipe (at once when they never can, even in the largest
+        pipe; or when the pipe cannot be inspected, or has no reader left: the write then tells)."""
+        need = size + self._slack
+        try:
+            capacity = fcntl.fcntl(self._fd, self._get_size)
+            if need > capacity:
+                capacity = self._grow(need, capacity)
+                if need > capacity:
+                    return
+            delay = 0.001
+            while capacity - self._unread() < need and not self._reader_gone():
+                await anyio.sleep(delay)
+                delay = min(2 * delay, _ROOM_POLL_MAX_S)
+        except OSError:
+            return
+
+    def _unread(self) -> int:
+        unread: int = struct.unpack("i", fcntl.ioctl(self._fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+        return unread
+
+    def _reader_gone(self) -> bool:
+        poller = select.poll()
+        poller.register(self._fd, select.POLLOUT)
+        return any(events & select.POLLERR for _fd, events in poller.poll(0))
+
+    def _grow(self, need: int, capacity: int) -> int:
+        """The pipe's size after growing it to hold ``need`` bytes, when the system allows a pipe so large."""
+        if _F_SETPIPE_SZ is None:
+            return capacity
+        if self._max_size is None:
+            try:
+                with open(_PIPE_MAX_SIZE, encoding="ascii") as limit:
+                    self._max_size = int(limit.read().strip())
+            except (OSError, ValueError):
+                self._max_size = 0
+        if need > self._max_size:
+            return capacity
+        try:
+            grown: int = fcntl.fcntl(self._fd, _F_SETPIPE_SZ, need)
+        except OSError:  # e.g. the user's pipe pages are used up
+            return capacity
+        return grown
 
 
 # --- framing -------------------------------------------------------------------------------------------
@@ -204,6 +307,8 @@ class StdioTransport:
         self._write_lock = anyio.Lock(fast_acquire=True)
         self._closed = False
         self._close_signalled = False
+        self._frame: anyio.CancelScope | None = None
+        self._finish_by = math.inf
 
     async def read_lines(self, handle: Callable[[bytes], Awaitable[None]], stopped: Callable[[], bool]) -> None:
         """Hand each input line (without its ``\\n`` or ``\\r\\n``) to ``handle``, one at a time, until the
@@ -238,16 +343,40 @@ class StdioTransport:
 
     async def send(self, data: bytes) -> None:
         """Write one encoded message whole. Raises :class:`TransportClosed` once stdout failed (the first
-        failure also signals the close)."""
+        failure also signals the close) or the output was closed. Waiting for its turn can be cancelled;
+        once its write has begun, the frame is finished: a cancellation waits for it (see
+        :meth:`close_output` for the bound)."""
         async with self._write_lock:
             if self._closed:
                 raise TransportClosed("Not connected")
-            try:
-                await self._sink.write(data)
-            except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+            with anyio.CancelScope(shield=True, deadline=self._finish_by) as frame:
+                self._frame = frame
+                try:
+                    await self._sink.write(data)
+                except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+                    self._closed = True
+                    self.signal_close()
+                    raise TransportClosed(_write_error_text(exc)) from exc
+                finally:
+                    self._frame = None
+            if frame.cancelled_caught:  # the grace period of close_output is over: the frame is given up
                 self._closed = True
-                self.signal_close()
-                raise TransportClosed(_write_error_text(exc)) from exc
+                raise TransportClosed("write timed out")
+
+    def stop_output(self, grace: float = FRAME_GRACE_S) -> None:
+        """Start no new frame; the frame being written (if any) is given up after ``grace`` seconds unless
+        finished by then. Does not wait (for a ``finally``: a cancelled sender waits for its frame)."""
+        self._closed = True
+        self._finish_by = min(self._finish_by, anyio.current_time() + grace)
+        if self._frame is not None:
+            self._frame.deadline = self._finish_by
+
+    async def close_output(self, grace: float = FRAME_GRACE_S) -> None:
+        """:meth:`stop_output`, then return once the frame being written (if any) is finished, or given up."""
+        self.stop_output(grace)
+        with anyio.move_on_after(grace):
+            async with self._write_lock:  # the frame being written holds it; waiting senders give up
+                pass
 
     def signal_close(self) -> None:
         if not self._close_signalled:
