@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from openclaw_mcp.jscompat.jsjson import js_dumps
+from openclaw_mcp.jscompat.jsonparse import parse_json
 from openclaw_mcp.jscompat.text import js_trim, utf16_len
 from openclaw_mcp.jscompat.urls import parse_url
 
@@ -193,17 +194,13 @@ def decode_csp_param(value: str) -> dict[str, Any]:
         raise AppViewError("MCP App CSP metadata is too large")
     try:
         raw = _lenient_base64(value)
-        document = json.loads(raw.decode("utf-8").removeprefix("\ufeff"), parse_constant=_refuse_constant)
+        document = parse_json(raw.decode("utf-8").removeprefix("\ufeff"))
     except (binascii.Error, ValueError):
         raise AppViewError("MCP App CSP metadata is not a valid policy") from None
     csp = normalize_csp(document)
     if csp is None:
         raise AppViewError("MCP App CSP metadata is not a valid policy")
     return csp
-
-
-def _refuse_constant(name: str) -> None:
-    raise ValueError(f"{name} is not JSON")
 
 
 def sandbox_headers(csp: Mapping[str, Any] | None) -> dict[str, str]:

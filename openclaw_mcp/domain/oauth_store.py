@@ -13,7 +13,6 @@ Mutations never modify their argument; unknown fields are kept, new fields are a
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -26,7 +25,7 @@ from openclaw_mcp.domain.oauth_schemas import (
     is_js_number,
 )
 from openclaw_mcp.jscompat.jsjson import js_dumps
-from openclaw_mcp.jscompat.numbers import MAX_SAFE_INTEGER
+from openclaw_mcp.jscompat.jsonparse import parse_json
 from openclaw_mcp.jscompat.text import js_trim
 from openclaw_mcp.jscompat.urls import can_parse_url
 
@@ -161,22 +160,12 @@ def validate_store(store_key: str, store: object) -> None:
         raise StoreRowInvalid(store_key, issue)
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _js_int(text: str) -> int | float:
-    # JSON.parse yields doubles: integers beyond 2^53 lose precision, beyond ~1.8e308 become Infinity.
-    value = int(text)
-    return value if abs(value) <= MAX_SAFE_INTEGER + 1 else float(text)
-
-
 def decode_store(store_key: str, store_json: object) -> dict[str, Any]:
     """``JSON.parse`` the stored text and validate it (§7.4); :class:`StoreRowInvalid` otherwise."""
     if not isinstance(store_json, str):
         raise StoreRowInvalid(store_key, "store_json is not valid JSON")
     try:
-        value = json.loads(store_json, parse_constant=_reject_constant, parse_int=_js_int)
+        value = parse_json(store_json)
     except (ValueError, RecursionError):
         raise StoreRowInvalid(store_key, "store_json is not valid JSON") from None
     validate_store(store_key, value)

@@ -19,7 +19,7 @@ from typing import Any
 from openclaw_mcp.jscompat.numbers import MAX_SAFE_INTEGER
 from openclaw_mcp.jscompat.text import join_surrogate_pairs, utf16_len
 
-__all__ = ["JsonSyntaxError", "parse_json_strict"]
+__all__ = ["JsonSyntaxError", "js_number_value", "parse_json_strict"]
 
 
 class JsonSyntaxError(ValueError):
@@ -319,10 +319,10 @@ class _StrictParser:
             pos = m.end()
         self.pos = pos
         literal = text[start:pos]
-        return _js_number_value(literal, is_int)
+        return js_number_value(literal, is_int)
 
 
-def _js_number_value(literal: str, is_int: bool) -> int | float:
+def js_number_value(literal: str, is_int: bool) -> int | float:
     """The JavaScript number of a decimal literal, as ``int`` when it is an exact safe integer."""
     if is_int and len(literal) - literal.startswith("-") <= _EXACT_DIGITS:
         number = int(literal)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from openclaw_mcp.application.ports.gateway import GatewayRequestError
+from openclaw_mcp.jscompat.jsonparse import parse_json
 from openclaw_mcp.jscompat.text import js_trim
 from openclaw_mcp.jscompat.undefined import UNDEFINED
 
@@ -59,15 +60,6 @@ def encode_request(frame_id: str, method: str, params: Any = None) -> str:
     return json.dumps(frame, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"invalid JSON constant {name}")
-
-
-def _loads(text: str) -> Any:
-    # JSON.parse: no NaN/Infinity.
-    return json.loads(text, parse_constant=_reject_constant)
-
-
 def as_non_negative_integer(value: object) -> int | None:
     """``value`` as an ``int`` when JavaScript ``Number.isInteger(value) && value >= 0`` holds for it (JSON
     numbers; booleans are not numbers), else ``None``."""
@@ -103,7 +95,7 @@ def parse_frame(data: str | bytes) -> EventFrame | ResponseFrame | None:
     neither a valid event frame nor a valid response frame (binary messages are decoded as UTF-8)."""
     text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
     try:
-        value = _loads(text)
+        value = parse_json(text)
     except ValueError:
         return None
     if not isinstance(value, dict):

@@ -12,13 +12,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, Final, TypeGuard
 
 from openclaw_mcp.jscompat.jsjson import js_dumps
-from openclaw_mcp.jscompat.jsonstrict import parse_json_strict
-from openclaw_mcp.jscompat.numbers import MAX_SAFE_INTEGER, is_safe_integer
+from openclaw_mcp.jscompat.jsonparse import parse_json
+from openclaw_mcp.jscompat.numbers import is_safe_integer
 
 __all__ = [
     "INTERNAL_ERROR",
@@ -43,37 +42,6 @@ INVALID_PARAMS: Final = -32602
 INTERNAL_ERROR: Final = -32603
 
 RequestId = str | int
-
-
-_SAFE_DIGITS: Final = len(str(MAX_SAFE_INTEGER))
-
-
-def _parse_int(text: str) -> int | float:
-    """An integer literal as ``JSON.parse`` reads it: a safe integer as ``int``, any other as the nearest
-    double (``float(text)`` rounds the literal itself: no ``int`` of more than 4,300 digits is built, and a
-    literal beyond the double range is an infinity, as in JavaScript)."""
-    if len(text) - text.startswith("-") <= _SAFE_DIGITS:
-        value = int(text)
-        if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
-            return value
-    return float(text)
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"invalid JSON literal {name}")
-
-
-_DECODER: Final = json.JSONDecoder(parse_int=_parse_int, parse_constant=_reject_constant)
-
-
-def parse_json(text: str) -> Any:
-    """``JSON.parse(text)``; raises ``ValueError``. Any nesting depth is read, as V8 reads it: a text too deep
-    for Python's recursive decoder is read again by the iterative strict parser (whose numbers are
-    ``JSON.parse``'s too)."""
-    try:
-        return _DECODER.decode(text)
-    except RecursionError:
-        return parse_json_strict(text)
 
 
 def is_request_id(value: object) -> TypeGuard[str | int | float]:

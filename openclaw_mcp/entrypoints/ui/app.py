@@ -37,6 +37,7 @@ from openclaw_mcp.application.errors import (
     WriteRejectedError,
 )
 from openclaw_mcp.application.settings_page import ChangeRefused, McpSettings
+from openclaw_mcp.jscompat.jsonparse import parse_json
 
 if TYPE_CHECKING:
     from openclaw_mcp.entrypoints.ui.apps import AppsHost
@@ -252,9 +253,7 @@ async def _body(request: Request) -> dict[str, Any]:
     if kind != "application/json":
         raise HttpProblem(415, "unsupported_media_type", "Request body must be application/json.")
     try:
-        document = json.loads(
-            raw.decode("utf-8"), object_pairs_hook=_unique_keys, parse_constant=_no_constant, parse_float=_finite_float
-        )
+        document = parse_json(raw.decode("utf-8"), object_pairs_hook=_unique_keys, parse_float=_finite_float)
     except RecursionError as exc:
         raise HttpProblem(422, "invalid", _TOO_DEEP) from exc
     except (UnicodeDecodeError, ValueError) as exc:
@@ -300,10 +299,6 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise ValueError(f"duplicate key {json.dumps(key)}")
         document[key] = value
     return document
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 def _field(body: dict[str, Any], name: str, kind: type | tuple[type, ...], what: str) -> Any:
