@@ -3,8 +3,9 @@ its generated texts against the installed reference.
 
 * ``check/openclaw-tools/acceptance.py --server <ours>``: all 18 tests (fake Gateways on loopback, fresh state
   per server run); the reference passes the same 18.
-* ``scripts/gen_openclaw_tools_texts.py --check``: the descriptions, schemas and fixed texts in
-  ``openclaw_mcp/domain/openclaw_tools/reference_texts.py`` equal a fresh ``dump_tools.py`` of the reference.
+* ``scripts/gen_openclaw_tools_texts.py --check``: the descriptions, schemas and fixed texts in the package data
+  ``openclaw_mcp/entrypoints/openclaw_tools/data/reference_texts.json`` equal a fresh ``dump_tools.py`` of the
+  reference.
 
 Test 7 against the real Gateway is in test_gateway_caller_real.py (it shares that module's Gateway).
 """

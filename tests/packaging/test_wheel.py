@@ -64,8 +64,8 @@ def test_the_wheel_claims_only_its_namespace_and_carries_no_tests(wheel: Path) -
     assert "openclaw = openclaw_mcp.entrypoints.cli.main:main" in entry_points
     assert "openclaw-tools = openclaw_mcp.entrypoints.openclaw_tools.cli:main" in entry_points
     assert "openclaw-plugin-tools = openclaw_mcp.entrypoints.plugin_tools.cli:main" in entry_points
-    # the generated reference texts ship with the package (the tools' descriptions and schemas)
-    assert "openclaw_mcp/domain/openclaw_tools/reference_texts.py" in names
+    # the generated reference texts ship with the package as data (the tools' descriptions and schemas)
+    assert "openclaw_mcp/entrypoints/openclaw_tools/data/reference_texts.json" in names
 
 
 def test_a_fresh_venv_runs_it_beside_the_pypi_entrypoints_and_domain(wheel: Path, tmp_path: Path) -> None:

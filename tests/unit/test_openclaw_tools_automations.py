@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
+from openclaw_mcp.domain.openclaw_tools._automation_checks import parse_duration_ms
 from openclaw_mcp.domain.openclaw_tools.automations import (
     IDENTITY_ERROR,
     TRUSTED_CONTEXT_ERROR,
     CallStatus,
     Fail,
     FetchHistoryThenFail,
-    parse_duration_ms,
     plan_automations_call,
 )
 from openclaw_mcp.domain.openclaw_tools.gateway_target import (

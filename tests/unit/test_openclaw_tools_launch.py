@@ -9,12 +9,11 @@ from typing import Any
 
 import pytest
 
-from openclaw_mcp.domain.openclaw_tools.catalog import automations_entry, system_agent_entry
 from openclaw_mcp.domain.openclaw_tools.launch import Launch, SystemAgentLaunch, resolve_launch, resolve_selection
-from openclaw_mcp.domain.openclaw_tools.reference_texts import OPENCLAW_TEXTS
 from openclaw_mcp.domain.plugin_tools.launch import LaunchError
 from openclaw_mcp.domain.tool_policy import allowed_by_policies, requester_tool_policies
 from tests.fixtures.openclaw_tools import FINGERPRINTS, TEXTS_FINGERPRINT
+from tests.fixtures.openclaw_tools_texts import OPENCLAW_TEXTS, automations_entry, system_agent_entry
 
 KEY = {"OPENCLAW_TOOLS_MCP_AGENT_SESSION_KEY": "agent:main:main"}
 SELECTION_ERROR = "OPENCLAW_TOOLS_MCP_TOOLS must be a comma list of: cron, openclaw"

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from openclaw_mcp.domain.openclaw_tools.system_agent import ACTIONS
 from tests.docker.gateway_harness import isolated_env
+from tests.fixtures.openclaw_tools_texts import ACTIONS
 from tests.fixtures.stdio_lines import LineServer, parse_object
 
 COMMAND = [sys.executable, "-m", "openclaw_mcp.entrypoints.openclaw_tools"]

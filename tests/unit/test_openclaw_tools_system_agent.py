@@ -8,23 +8,27 @@ from typing import Any
 
 import pytest
 
-from openclaw_mcp.domain.openclaw_tools.reference_texts import OPENCLAW_TEXTS
 from openclaw_mcp.domain.openclaw_tools.system_agent import (
-    ACTIONS,
-    ApprovalState,
     SystemAgentInputError,
-    approval_step,
     classify,
+    operation_hash,
+)
+from openclaw_mcp.domain.openclaw_tools.system_agent_reads import (
     create_agent_refusal,
     format_config_get,
     format_config_validation,
     format_gateway_status,
     gateway_probe_target,
+    redact_config,
+)
+from openclaw_mcp.domain.openclaw_tools.system_agent_replies import ApprovalState
+from tests.fixtures.openclaw_tools_texts import (
+    ACTIONS,
+    OPENCLAW_TEXTS,
+    approval_step,
     navigation_text,
-    operation_hash,
     parse_operation,
     propose,
-    redact_config,
 )
 
 HASH = "2f749cc46c8e86a00d2521485e0c67992802abed34a3074e5850da515741b7f6"

@@ -20,6 +20,7 @@ from openclaw_mcp.application.openclaw_tools._system_agent import ArtifactReview
 from openclaw_mcp.application.ports.gateway_health import GatewayHealthProbe
 from openclaw_mcp.entrypoints.openclaw_tools.cli_reads import make_cli_text, run_cli_captured
 from tests.fixtures.http_servers import LoopbackServer, closed_port
+from tests.fixtures.openclaw_tools_texts import REFERENCE_TEXTS
 
 pytestmark = pytest.mark.asyncio
 
@@ -52,6 +53,7 @@ def _tool(
     settings: dict[str, Any] = {"agent_id": None, "armed": False, "operator_only": False, "proposal": None}
     settings.update(options)
     return SystemAgentTool(
+        texts=REFERENCE_TEXTS,
         surface="cli",
         config_loader=lambda: ConfigService(FileConfigStore(str(path)), env, SystemClock(), lambda _: None),
         health_probe=probe or InMemoryGatewayHealthProbe(),

@@ -1,7 +1,7 @@
 """The ``openclaw`` (system agent) tool's executor (spec openclaw-tools.md §7; decisions D-OT3, D-OT4).
 
-One call: parse the arguments into an operation (:mod:`openclaw_mcp.domain.openclaw_tools.system_agent`),
-then by its class (§7.1):
+One call: parse the arguments into an operation (:mod:`openclaw_mcp.domain.openclaw_tools.system_agent`, over the
+packaged schema's vocabulary), then by its class (§7.1):
 
 * **navigation** — the fixed directive (§7.2), or with operator-only approval the operator handoff;
 * **persistent** — the proposal/approval state machine (§7.4); nothing is ever applied here (the host applies
@@ -31,13 +31,15 @@ from openclaw_mcp.application.config_service import ConfigService
 from openclaw_mcp.application.ports.gateway_health import GatewayHealthProbe
 from openclaw_mcp.domain.catalog_text import format_error_message
 from openclaw_mcp.domain.config_paths import PathError
+from openclaw_mcp.domain.openclaw_tools.reference import ReferenceTexts
 from openclaw_mcp.domain.openclaw_tools.system_agent import (
-    AUDIT_TEXT,
-    ApprovalState,
     Operation,
+    SystemAgentActions,
     SystemAgentInputError,
-    approval_step,
     classify,
+)
+from openclaw_mcp.domain.openclaw_tools.system_agent_reads import (
+    AUDIT_TEXT,
     create_agent_refusal,
     default_agent,
     default_model,
@@ -50,11 +52,9 @@ from openclaw_mcp.domain.openclaw_tools.system_agent import (
     format_gateway_status,
     format_models,
     gateway_probe_target,
-    navigation_text,
-    parse_operation,
-    propose,
     shorten_home,
 )
+from openclaw_mcp.domain.openclaw_tools.system_agent_replies import ApprovalState, SystemAgentReplies
 from openclaw_mcp.domain.plugin_tools.results import error_call_result
 from openclaw_mcp.domain.redaction import redact_sensitive_text
 
@@ -109,6 +109,7 @@ class SystemAgentTool:
     def __init__(
         self,
         *,
+        texts: ReferenceTexts,
         agent_id: str | None,
         surface: Surface,
         armed: bool,
@@ -122,11 +123,14 @@ class SystemAgentTool:
         command_found: Callable[[str], bool] | None = None,
         artifact_reviewer: ArtifactReviewer | None = None,
     ) -> None:
-        """``config_loader`` builds the read-only config service (e.g. the container's ``config_loader``),
+        """``texts`` are the packaged reference texts (the action vocabulary, the directives and approval
+        texts); ``config_loader`` builds the read-only config service (e.g. the container's ``config_loader``),
         called once per read; ``env`` supplies the Gateway target variables and the API-key presence checks
         of ``models``; ``home`` shortens printed paths to ``~/…``; ``command_found`` tells ``models`` whether
         ``codex``/``claude``/``gemini`` are installed (absent: reported not found)."""
         self.agent_id = agent_id
+        self._actions = SystemAgentActions.from_reference(texts)
+        self._replies = SystemAgentReplies.from_reference(texts)
         self.surface: Surface = surface
         self._state = ApprovalState(proposal=proposal, armed=armed, operator_only=operator_only)
         self._config_loader = config_loader
@@ -146,12 +150,12 @@ class SystemAgentTool:
         """One ``tools/call`` of ``openclaw``: the MCP result dict."""
         params: Mapping[str, Any] = arguments if arguments is not None else {}
         try:
-            operation = parse_operation(params)
+            operation = self._actions.parse_operation(params)
         except SystemAgentInputError as exc:
             return _tool_error(str(exc))
         kind = classify(operation)
         if kind == "navigation":
-            return _text(navigation_text(operation, operator_only=self._state.operator_only))
+            return _text(self._replies.navigation_text(operation, operator_only=self._state.operator_only))
         if kind == "persistent":
             return await self._persistent(operation, approved=params.get("approved") is True)
         try:
@@ -161,7 +165,7 @@ class SystemAgentTool:
         return _text(text or "done")
 
     async def _persistent(self, operation: Operation, *, approved: bool) -> dict[str, Any]:
-        step = approval_step(self._state, operation, approved=approved)
+        step = self._replies.approval_step(self._state, operation, approved=approved)
         if step.kind == "review":
             if self._artifact_reviewer is None:
                 return _tool_error(_NO_ARTIFACT_REVIEW)
@@ -169,7 +173,7 @@ class SystemAgentTool:
                 review = await self._artifact_reviewer(operation["path"], operation["sha256"])
             except ArtifactReviewError as exc:
                 return _tool_error(str(exc))
-            step = propose(self._state, operation, review)  # the state may have moved during the review
+            step = self._replies.propose(self._state, operation, review)  # the state may have moved during the review
         self._state = step.state
         return _text(step.text)
 

@@ -1,13 +1,12 @@
 """The ``tools/list`` entries of ``openclaw-tools`` (spec openclaw-tools.md §4, D-OT3): the reference's
-descriptions and input schemas, byte for byte, from the generated :mod:`.reference_texts`."""
+descriptions and input schemas, byte for byte, from the packaged :class:`~.reference.ReferenceTexts`."""
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
-from openclaw_mcp.domain.openclaw_tools.reference_texts import TOOLS
+from openclaw_mcp.domain.openclaw_tools.reference import ReferenceTexts, thaw
 
 __all__ = ["automations_entry", "system_agent_entry"]
 
@@ -18,12 +17,14 @@ def _triggers_disabled(config: Mapping[str, Any]) -> bool:
     return isinstance(triggers, Mapping) and triggers.get("enabled") is False
 
 
-def automations_entry(config: Mapping[str, Any]) -> dict[str, Any]:
+def automations_entry(texts: ReferenceTexts, config: Mapping[str, Any]) -> dict[str, Any]:
     """``automations``: case B (no event watchers, ``stream``/``script`` dropped) when ``cron.triggers.enabled``
     is ``false``, else case A. A fresh copy."""
-    return copy.deepcopy(TOOLS["B" if _triggers_disabled(config) else "A"])
+    entry: dict[str, Any] = thaw(texts.tools["B" if _triggers_disabled(config) else "A"])
+    return entry
 
 
-def system_agent_entry() -> dict[str, Any]:
+def system_agent_entry(texts: ReferenceTexts) -> dict[str, Any]:
     """``openclaw`` (case C). A fresh copy."""
-    return copy.deepcopy(TOOLS["C"])
+    entry: dict[str, Any] = thaw(texts.tools["C"])
+    return entry

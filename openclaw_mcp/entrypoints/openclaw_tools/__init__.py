@@ -2,5 +2,7 @@
 openclaw-tools.md).
 
 * :mod:`entrypoints.openclaw_tools.cli` — the command, its composition root and lifecycle;
-* :mod:`entrypoints.openclaw_tools.cli_reads` — the ``openclaw`` tool's CLI-equivalent read texts (D-OT4).
+* :mod:`entrypoints.openclaw_tools.cli_reads` — the ``openclaw`` tool's CLI-equivalent read texts (D-OT4);
+* :mod:`entrypoints.openclaw_tools.texts` — the loader of the package data ``data/reference_texts.json`` (the
+  reference's tool descriptions, schemas and fixed texts).
 """

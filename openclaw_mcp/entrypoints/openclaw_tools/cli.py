@@ -61,7 +61,9 @@ def _build_tools(
     from openclaw_mcp.application.openclaw_tools._system_agent import SystemAgentTool
     from openclaw_mcp.domain.openclaw_tools.catalog import automations_entry, system_agent_entry
     from openclaw_mcp.entrypoints.openclaw_tools.cli_reads import find_command, make_cli_text
+    from openclaw_mcp.entrypoints.openclaw_tools.texts import load_reference_texts
 
+    texts = load_reference_texts()
     tools: list[BuiltinTool] = []
     for tool_id in launch.selection:
         if tool_id == "cron":
@@ -76,11 +78,12 @@ def _build_tools(
                 log=err.redacted,
                 device_identities=container.device_identity_store(),
             )
-            tools.append(BuiltinTool(automations_entry(config), automations.call))
+            tools.append(BuiltinTool(automations_entry(texts, config), automations.call))
         else:
             state = launch.system_agent
             assert state is not None
             system_agent = SystemAgentTool(
+                texts=texts,
                 agent_id=launch.agent_id,
                 surface=state.surface,
                 armed=state.armed,
@@ -93,7 +96,7 @@ def _build_tools(
                 home=resolve_home(env),
                 command_found=functools.partial(find_command, env=env),
             )
-            tools.append(BuiltinTool(system_agent_entry(), system_agent.call))
+            tools.append(BuiltinTool(system_agent_entry(texts), system_agent.call))
     return tools
 
 
