@@ -25,10 +25,10 @@ from openclaw_mcp.domain.config_paths import (
     outside_mcp_message,
     parse_path,
     parse_set_value,
-    quote_cli_arg,
     set_at,
     unset_at,
 )
+from openclaw_mcp.domain.shell_quoting import posix_quote
 
 __all__ = ["ConfigPaths", "Repair", "Validation"]
 
@@ -116,7 +116,7 @@ class ConfigPaths:
             if is_known_mcp_path(path.keys):
                 raise CommandError(
                     f"Config path is valid but unset: {raw}. The runtime default applies until you set an "
-                    f"authored value with openclaw config set {quote_cli_arg(raw)} <value>."
+                    f"authored value with openclaw config set {posix_quote(raw)} <value>."
                 )
             raise CommandError(f"Unknown config path: {raw}. Run openclaw config schema to inspect valid paths.")
         return value

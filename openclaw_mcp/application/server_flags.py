@@ -1,11 +1,15 @@
 """The flags of ``openclaw mcp add`` and ``configure`` and the server objects they produce (spec cli-registry
-§3.6, §3.8), and the per-key ``toolFilter`` merge of ``tools``/``configure``. Imported by those use cases
-only: the other registry commands start without it."""
+§3.6, §3.8), and the per-key ``toolFilter`` merge of ``tools``/``configure``.
+
+:class:`AddRequest` and :class:`ConfigureRequest` are the one list of those flags' values: the CLI's typed options
+of ``add`` and ``configure`` extend them (``entrypoints.cli.options``; field names are the flags' keys in
+``entrypoints.cli.command_table``), so a parsed command is passed to the use case as it is. They are ``Record`` s
+(no dataclass code generation at start-up); the server-building functions run only for ``add``/``configure``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields
 from typing import Any
 
 from openclaw_mcp.application.errors import CommandError
@@ -19,6 +23,7 @@ from openclaw_mcp.domain.flag_values import (
     parse_ssl_verify,
     trimmed_or_none,
 )
+from openclaw_mcp.domain.record import Record
 
 __all__ = [
     "AddRequest",
@@ -26,19 +31,11 @@ __all__ = [
     "apply_configure",
     "build_added_server",
     "merge_tool_filter",
-    "same_named_fields",
     "value_or_command_error",
 ]
 
 
-def same_named_fields(request: type[Any], source: object, *, skip: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The values of ``source``'s attributes named like the fields of the ``request`` dataclass (except
-    ``skip``): a command's parsed options carry every flag of its request under the same name."""
-    return {field.name: getattr(source, field.name) for field in fields(request) if field.name not in skip}
-
-
-@dataclass(frozen=True, slots=True)
-class ConfigureRequest:
+class ConfigureRequest(Record):
     """The flags of ``openclaw mcp configure`` (raw strings; validated by the use case)."""
 
     enable: bool = False
@@ -50,6 +47,7 @@ class ConfigureRequest:
     connect_timeout: str | None = None
     clear_timeouts: bool = False
     parallel: bool | None = None
+    """``--parallel`` True, ``--no-parallel`` False (the last one wins), neither None."""
     approval: str | None = None
     auth: str | None = None
     clear_auth: bool = False
@@ -62,17 +60,16 @@ class ConfigureRequest:
     clear_tls: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class AddRequest:
+class AddRequest(Record):
     """The flags of ``openclaw mcp add`` (raw strings; validated by the use case)."""
 
     command: str | None = None
-    args: tuple[str, ...] = ()
+    arg: tuple[str, ...] = ()
     env: tuple[str, ...] = ()
     cwd: str | None = None
     url: str | None = None
     transport: str | None = None
-    headers: tuple[str, ...] = ()
+    header: tuple[str, ...] = ()
     auth: str | None = None
     oauth_scope: str | None = None
     oauth_redirect_url: str | None = None
@@ -100,8 +97,8 @@ def build_added_server(request: AddRequest) -> dict[str, Any]:
     server: dict[str, Any] = {}
     if command is not None:
         server["command"] = command
-        if request.args:
-            server["args"] = list(request.args)
+        if request.arg:
+            server["args"] = list(request.arg)
         env = value_or_command_error(lambda: parse_key_values(request.env, "--env"))
         if env is not None:
             server["env"] = env
@@ -113,7 +110,7 @@ def build_added_server(request: AddRequest) -> dict[str, Any]:
         transport = trimmed_or_none(request.transport)
         if transport is not None:
             server["transport"] = transport
-        headers = value_or_command_error(lambda: parse_key_values(request.headers, "--header"))
+        headers = value_or_command_error(lambda: parse_key_values(request.header, "--header"))
         if headers is not None:
             server["headers"] = headers
         auth = value_or_command_error(lambda: parse_auth(request.auth))

@@ -1,20 +1,18 @@
-"""``openclaw mcp status`` entries and lines (spec cli-registry §3.3, §7.11)."""
+"""``openclaw mcp status`` entries (spec cli-registry §3.3, §7.11); their text lines are the CLI's
+(``entrypoints.cli.render.status_lines``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from openclaw_mcp.domain.printable import printable
 from openclaw_mcp.domain.transport import HttpConfig, Resolution
-from openclaw_mcp.jscompat.jsjson import js_dumps, js_truthy
 
 __all__ = [
     "ServerAuthView",
     "auth_status",
     "auth_view",
     "status_entry",
-    "status_lines",
 ]
 
 
@@ -107,40 +105,3 @@ def status_entry(
     elif principals is not None:
         entry["connectedPrincipals"] = principals
     return entry
-
-
-def status_lines(entry: dict[str, Any], *, verbose: bool) -> list[str]:
-    """The text lines of one entry (``- <name>: …`` plus the verbose detail lines)."""
-    klass = entry.get("transport", "invalid") if entry["enabled"] else "disabled"
-    parts = [klass]
-    is_oauth = entry.get("auth") == "oauth"
-    if is_oauth:
-        parts.append("oauth")
-    auth = entry.get("authStatus")
-    state = auth.get("state") if isinstance(auth, dict) else None
-    if state == "requires-authorization":
-        parts.append("authorization-required")
-    elif state == "authorized":
-        parts.append("authorized")
-    principals = entry.get("connectedPrincipals")
-    if principals is not None:
-        parts.append(f"{principals}-principal-connected" if principals == 1 else f"{principals}-principals-connected")
-    if js_truthy(entry.get("toolFilter")):
-        parts.append("tool-filtered")
-    if entry.get("supportsParallelToolCalls") is True:
-        parts.append("parallel")
-    lines = [f"- {printable(entry['name'])}: {' '.join(parts)}"]
-    if verbose:
-        na = "n/a"
-        lines.append(f"  launch: {entry.get('launch', na)}")
-        connect = entry.get("connectionTimeoutMs", na)
-        request = entry.get("requestTimeoutMs", na)
-        lines.append(f"  timeouts: connect={connect}ms request={request}ms")
-        if is_oauth:
-            if principals is not None:
-                lines.append(f"  oauth: per-requester, connected principals: {principals}")
-            else:
-                lines.append(f"  oauth: {state or 'unauthenticated'}")
-        if "toolFilter" in entry:
-            lines.append(f"  tools: {js_dumps(entry['toolFilter'], None)}")
-    return lines

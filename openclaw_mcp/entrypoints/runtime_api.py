@@ -357,7 +357,7 @@ class SessionMcpRuntime:
         ``profile`` is the CLI's ``--profile`` (``"dev"`` for ``--dev``): ``~/.openclaw-<profile>/openclaw.json``."""
         from openclaw_mcp.adapters.filesystem.paths import resolve_config_path, resolve_home
         from openclaw_mcp.domain.config_load import analyze_config
-        from openclaw_mcp.domain.root_options import PROFILE_NAME, profile_env
+        from openclaw_mcp.entrypoints.cli.root_options import PROFILE_NAME, profile_env
 
         environ: Mapping[str, str] = os.environ if env is None else env
         if profile is not None:

@@ -9,17 +9,9 @@ import json
 
 import pytest
 
-from openclaw_mcp.entrypoints.cli.argv import (
-    HelpRequest,
-    Parsed,
-    UsageError,
-    json_mode,
-    parse,
-    render_command_help,
-    render_group_help,
-    render_help,
-)
+from openclaw_mcp.entrypoints.cli.argv import HelpRequest, Parsed, UsageError, json_mode, parse
 from openclaw_mcp.entrypoints.cli.command_table import COMMANDS, GROUP_DESCRIPTION, find_command
+from openclaw_mcp.entrypoints.cli.help_text import render_command_help, render_group_help, render_help
 
 DOCS = "Docs: https://docs.openclaw.ai/cli"
 GROUP_TRY = "Try: openclaw mcp --help"

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from openclaw_mcp.entrypoints.cli.record import Record
+from openclaw_mcp.domain.record import Record
 
 
 class Point(Record):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_mcp.domain import completion as rules
+from openclaw_mcp.entrypoints.cli import completion as rules
 from openclaw_mcp.entrypoints.cli.completion import command_tree, completion_main, completion_script
 from openclaw_mcp.entrypoints.cli.console import Console
 

@@ -21,8 +21,8 @@ from openclaw_mcp.domain.config_paths import (
     migrate_legacy_mcp,
     parse_path,
     parse_set_value,
-    quote_cli_arg,
 )
+from openclaw_mcp.domain.shell_quoting import posix_quote as quote_cli_arg
 from openclaw_mcp.entrypoints.cli.config_cli import config_main
 from openclaw_mcp.entrypoints.cli.console import Console
 from openclaw_mcp.entrypoints.cli.doctor_cli import doctor_main

@@ -17,7 +17,7 @@ import pytest
 
 from openclaw_mcp.adapters.filesystem import FileConfigStore
 from openclaw_mcp.application.errors import ConfigStoreError
-from openclaw_mcp.domain.printable import printable, printable_lines
+from openclaw_mcp.entrypoints.cli.printable import printable, printable_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "openclaw_mcp.entrypoints.cli.main", "mcp"]

@@ -14,7 +14,8 @@ import pytest
 
 from openclaw_mcp.application.ports.mcp import McpConnectError, McpRequestError, McpTimeout
 from openclaw_mcp.application.ports.oauth import OAuthFlowError
-from openclaw_mcp.entrypoints.cli.argv import Parsed, UsageError, parse, render_command_help
+from openclaw_mcp.entrypoints.cli.argv import Parsed, UsageError, parse
+from openclaw_mcp.entrypoints.cli.help_text import render_command_help
 from openclaw_mcp.entrypoints.cli.options import ProbeOptions
 from openclaw_mcp.entrypoints.cli.probing import error_class
 

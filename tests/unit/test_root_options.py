@@ -13,8 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_mcp.domain.command_hints import format_command_hints, hint_addition
-from openclaw_mcp.domain.root_options import RootOptionError, invalid_log_level_text, profile_env, scan_root_options
+from openclaw_mcp.entrypoints.cli.root_options import (
+    RootOptionError,
+    invalid_log_level_text,
+    profile_env,
+    scan_root_options,
+)
+from openclaw_mcp.entrypoints.command_hints import format_command_hints, hint_addition
 from openclaw_mcp.entrypoints.runtime_api import SessionMcpRuntime
 
 CLI = [sys.executable, "-m", "openclaw_mcp"]

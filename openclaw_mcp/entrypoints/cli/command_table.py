@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from openclaw_mcp.entrypoints.cli.record import Record
+from openclaw_mcp.domain.record import Record
 
 __all__ = [
     "COMMANDS",

@@ -12,7 +12,6 @@ from typing import Any
 
 from openclaw_mcp.application.errors import CommandError
 from openclaw_mcp.application.registry import CandidateProbe, Registry, not_found_message
-from openclaw_mcp.domain.printable import printable
 from openclaw_mcp.entrypoints import composition
 from openclaw_mcp.entrypoints.cli.argv import Parsed
 from openclaw_mcp.entrypoints.cli.console import Console
@@ -34,6 +33,7 @@ from openclaw_mcp.entrypoints.cli.options import (
     ToolsOptions,
     UnsetOptions,
 )
+from openclaw_mcp.entrypoints.cli.printable import printable
 
 __all__ = ["build_registry", "dispatch", "home_dir", "runs_inline"]
 
@@ -108,7 +108,7 @@ async def cmd_show(registry: Registry, options: ShowOptions, console: Console) -
 
 
 async def cmd_status(registry: Registry, options: StatusOptions, console: Console) -> int:
-    from openclaw_mcp.domain.status import status_lines
+    from openclaw_mcp.entrypoints.cli.render import status_lines
 
     analysis = await registry.load()
     entries = await registry.status(analysis)
@@ -148,14 +148,8 @@ async def cmd_tools(registry: Registry, options: ToolsOptions, console: Console)
 
 async def cmd_configure(registry: Registry, options: ConfigureOptions, console: Console) -> int:
     name = options.name
-    from openclaw_mcp.application.server_flags import (  # deferred: add/configure only
-        ConfigureRequest,
-        same_named_fields,
-    )
-
-    request = ConfigureRequest(**same_named_fields(ConfigureRequest, options))
     probe = candidate_probe(registry, console) if options.probe else None
-    removed = await registry.configure(name, request, probe)
+    removed = await registry.configure(name, options, probe)  # the options are the use case's request
     if removed:
         console.out(f'Removed disabled MCP override for "{printable(name)}" in {registry.path}.')
     else:
@@ -202,13 +196,8 @@ async def cmd_doctor(registry: Registry, options: DoctorOptions, console: Consol
 
 async def cmd_add(registry: Registry, options: AddOptions, console: Console) -> int:
     name = options.name
-    from openclaw_mcp.application.server_flags import AddRequest, same_named_fields  # deferred: add/configure only
-
-    request = AddRequest(
-        **same_named_fields(AddRequest, options, skip=("args", "headers")), args=options.arg, headers=options.header
-    )
     probe = candidate_probe(registry, console) if options.probe else None
-    saved = await registry.add_server(name, request, probe)
+    saved = await registry.add_server(name, options, probe)  # the options are the use case's request
     console.out(f'Saved MCP server "{printable(name)}" to {registry.path}.')
     if saved.get("auth") == "oauth":
         console.out(f"Run openclaw mcp login {printable(name)} to authorize this MCP server.")

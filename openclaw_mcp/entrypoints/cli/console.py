@@ -13,8 +13,8 @@ __all__ = ["Console"]
 
 
 def _redacted(text: str) -> str:
-    from openclaw_mcp.domain.printable import printable_lines
     from openclaw_mcp.domain.redaction import redact_text_line  # deferred: JSON-only commands never load its patterns
+    from openclaw_mcp.entrypoints.cli.printable import printable_lines
 
     return "".join(redact_text_line(printable_lines(line)) + "\n" for line in text.split("\n"))
 
@@ -25,12 +25,12 @@ class Console:
         self._stderr = stderr or sys.stderr
         self.command_hints: str | None = None
         """``--profile <name>`` / ``--container <hint>``: added to every ``openclaw …`` command a text line
-        suggests, as the reference's messages do (:mod:`openclaw_mcp.domain.command_hints`); JSON is verbatim."""
+        suggests, as the reference's messages do (:mod:`openclaw_mcp.entrypoints.command_hints`); JSON is verbatim."""
 
     def _hinted(self, text: str) -> str:
         if self.command_hints is None:
             return text
-        from openclaw_mcp.domain.command_hints import format_command_hints
+        from openclaw_mcp.entrypoints.command_hints import format_command_hints
 
         return format_command_hints(text, self.command_hints)
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping, MutableMapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from openclaw_mcp.entrypoints.cli.argv import Parsed, UsageError, parse, render_help
 from openclaw_mcp.entrypoints.cli.console import Console
-from openclaw_mcp.entrypoints.cli.options import ServeOptions, UiOptions
+
+if TYPE_CHECKING:
+    from openclaw_mcp.entrypoints.cli.argv import Parsed
 
 __all__ = ["main", "main_mcp", "run"]
 
@@ -24,6 +25,11 @@ VERSION = "0.1.0"
 
 def run(argv: Sequence[str], env: Mapping[str, str], console: Console) -> int:
     """Run ``openclaw mcp <argv…>`` and return the exit code."""
+    # deferred: `completion`, `config` and `doctor` start without the `openclaw mcp` parser and its options
+    from openclaw_mcp.entrypoints.cli.argv import Parsed, UsageError, parse
+    from openclaw_mcp.entrypoints.cli.help_text import render_help
+    from openclaw_mcp.entrypoints.cli.options import ServeOptions, UiOptions
+
     try:
         parsed = parse(argv)
     except UsageError as exc:
@@ -151,7 +157,7 @@ def main_mcp(argv: Sequence[str] | None = None) -> int:
 def _main(args: list[str], environ: MutableMapping[str, str], console: Console) -> int:
     """The reference's start-up order: ``--container`` and ``--profile``/``--dev`` scanned (bad values: exit 2),
     the profile's paths applied to the environment, ``--log-level`` checked, the container hop, then the command."""
-    from openclaw_mcp.domain.root_options import RootOptionError, invalid_log_level_text, scan_root_options
+    from openclaw_mcp.entrypoints.cli.root_options import RootOptionError, invalid_log_level_text, scan_root_options
 
     try:
         root = scan_root_options(args)
@@ -164,7 +170,7 @@ def _main(args: list[str], environ: MutableMapping[str, str], console: Console) 
 
         container = container_target(root.container, environ)
     if root.profile is not None:
-        from openclaw_mcp.domain.root_options import profile_env
+        from openclaw_mcp.entrypoints.cli.root_options import profile_env
         from openclaw_mcp.entrypoints.composition import home_dir
 
         environ.update(profile_env(root.profile, environ, home_dir(environ), os.getcwd()))
@@ -185,7 +191,7 @@ def _main(args: list[str], environ: MutableMapping[str, str], console: Console) 
         environ["OPENCLAW_LOG_LEVEL"] = root.log_level.strip()
         configure_logging(root.log_level.strip(), environ)
     if environ.get("OPENCLAW_PROFILE") or environ.get("OPENCLAW_CONTAINER_HINT"):
-        from openclaw_mcp.domain.command_hints import hint_addition
+        from openclaw_mcp.entrypoints.command_hints import hint_addition
 
         console.command_hints = hint_addition(environ)
     return _command(list(root.argv), environ, console)
@@ -227,7 +233,7 @@ def _command(args: list[str], env: Mapping[str, str], console: Console) -> int:
         console.out(VERSION_LINE)
         return 0
     if head is None or head in ("--help", "-h"):
-        from openclaw_mcp.entrypoints.cli.argv import banner, render_root_help
+        from openclaw_mcp.entrypoints.cli.help_text import banner, render_root_help
 
         console.raw_out(banner(env) + render_root_help())
         return 0

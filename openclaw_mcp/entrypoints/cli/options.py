@@ -1,13 +1,15 @@
 """The typed options of each ``openclaw mcp`` subcommand: one frozen dataclass per command (a ``Record``,
-see ``entrypoints.cli.record``), built by ``entrypoints.cli.argv`` from the parsed arguments and options
-(field names are the argument names and the ``Option.key`` of ``entrypoints.cli.command_table``; repeatable
-options become tuples)."""
+see ``domain.record``), built by ``entrypoints.cli.argv`` from the parsed arguments and options (field names
+are the argument names and the ``Option.key`` of ``entrypoints.cli.command_table``; repeatable options become
+tuples). ``add`` and ``configure`` extend the use case's request (``application.server_flags``), which lists
+their flags once."""
 
 from __future__ import annotations
 
 from typing import TypeAlias
 
-from openclaw_mcp.entrypoints.cli.record import Record
+from openclaw_mcp.application.server_flags import AddRequest, ConfigureRequest
+from openclaw_mcp.domain.record import Record
 
 __all__ = [
     "OPTION_TYPES",
@@ -32,54 +34,16 @@ __all__ = [
 ]
 
 
-class AddOptions(Record):
+class AddOptions(AddRequest, kw_only=True):
+    """``add``: the server name, then every flag (``AddRequest``, the use case's input)."""
+
     name: str
-    command: str | None
-    arg: tuple[str, ...]
-    env: tuple[str, ...]
-    cwd: str | None
-    url: str | None
-    transport: str | None
-    header: tuple[str, ...]
-    auth: str | None
-    oauth_scope: str | None
-    oauth_redirect_url: str | None
-    oauth_client_metadata_url: str | None
-    include: str | None
-    exclude: str | None
-    timeout: str | None
-    connect_timeout: str | None
-    parallel: bool
-    approval: str | None
-    disabled: bool
-    ssl_verify: str | None
-    client_cert: str | None
-    client_key: str | None
-    probe: bool
 
 
-class ConfigureOptions(Record):
+class ConfigureOptions(ConfigureRequest, kw_only=True):
+    """``configure``: the server name, every operator-control flag (``ConfigureRequest``), and ``--probe``."""
+
     name: str
-    enable: bool
-    disable: bool
-    include: str | None
-    exclude: str | None
-    clear_tools: bool
-    timeout: str | None
-    connect_timeout: str | None
-    clear_timeouts: bool
-    parallel: bool | None
-    """``--parallel`` True, ``--no-parallel`` False (the last one wins), neither None."""
-    approval: str | None
-    auth: str | None
-    clear_auth: bool
-    oauth_scope: str | None
-    oauth_redirect_url: str | None
-    oauth_client_metadata_url: str | None
-    ssl_verify: str | None
-    client_cert: str | None
-    client_key: str | None
-    clear_tls: bool
     probe: bool
 
 

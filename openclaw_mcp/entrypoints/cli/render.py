@@ -1,6 +1,6 @@
 """Texts the CLI prints around command results: the invalid-config block, the uncaught-error frame,
 the JSON error envelope, the version-skew warning (spec cli-registry §0.5, §1.2 item 8, §1.4, §3.0.5), the
-``probe --timings`` text report."""
+``probe --timings`` text report, the ``status`` lines."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from typing import Any
 
 from openclaw_mcp.domain.config_doc import COMPAT_VERSION
 from openclaw_mcp.domain.config_load import ConfigAnalysis
+from openclaw_mcp.entrypoints.cli.printable import printable
+from openclaw_mcp.jscompat.jsjson import js_dumps, js_truthy
 
 __all__ = [
     "error_envelope",
@@ -16,6 +18,7 @@ __all__ = [
     "invalid_config_envelope",
     "probe_timing_lines",
     "shorten_home",
+    "status_lines",
     "uncaught_frame",
 ]
 
@@ -97,4 +100,41 @@ def probe_timing_lines(path: str, result: Mapping[str, Any]) -> list[str]:
     for diagnostic in result["diagnostics"]:
         lines[index] += _took(diagnostic)
         index += 1
+    return lines
+
+
+def status_lines(entry: dict[str, Any], *, verbose: bool) -> list[str]:
+    """The text lines of one entry (``- <name>: …`` plus the verbose detail lines)."""
+    klass = entry.get("transport", "invalid") if entry["enabled"] else "disabled"
+    parts = [klass]
+    is_oauth = entry.get("auth") == "oauth"
+    if is_oauth:
+        parts.append("oauth")
+    auth = entry.get("authStatus")
+    state = auth.get("state") if isinstance(auth, dict) else None
+    if state == "requires-authorization":
+        parts.append("authorization-required")
+    elif state == "authorized":
+        parts.append("authorized")
+    principals = entry.get("connectedPrincipals")
+    if principals is not None:
+        parts.append(f"{principals}-principal-connected" if principals == 1 else f"{principals}-principals-connected")
+    if js_truthy(entry.get("toolFilter")):
+        parts.append("tool-filtered")
+    if entry.get("supportsParallelToolCalls") is True:
+        parts.append("parallel")
+    lines = [f"- {printable(entry['name'])}: {' '.join(parts)}"]
+    if verbose:
+        na = "n/a"
+        lines.append(f"  launch: {entry.get('launch', na)}")
+        connect = entry.get("connectionTimeoutMs", na)
+        request = entry.get("requestTimeoutMs", na)
+        lines.append(f"  timeouts: connect={connect}ms request={request}ms")
+        if is_oauth:
+            if principals is not None:
+                lines.append(f"  oauth: per-requester, connected principals: {principals}")
+            else:
+                lines.append(f"  oauth: {state or 'unauthenticated'}")
+        if "toolFilter" in entry:
+            lines.append(f"  tools: {js_dumps(entry['toolFilter'], None)}")
     return lines

@@ -244,7 +244,8 @@ def serve_command(options: Mapping[str, Any], env: Mapping[str, str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """``openclaw mcp serve [options]`` as a process: parse, run, exit with the status."""
-    from openclaw_mcp.entrypoints.cli.argv import Parsed, UsageError, parse, render_help
+    from openclaw_mcp.entrypoints.cli.argv import Parsed, UsageError, parse
+    from openclaw_mcp.entrypoints.cli.help_text import render_help
 
     args = list(sys.argv[1:] if argv is None else argv)
     try:

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Final
 
 from openclaw_mcp.application.errors import ApplicationError
-from openclaw_mcp.domain.command_hints import format_cli_command
+from openclaw_mcp.entrypoints.command_hints import format_cli_command
 
 __all__ = [
     "SHUTDOWN_FAILED_MESSAGE",

@@ -3,9 +3,14 @@ PEP 681) without ``dataclasses``' per-class code generation.
 
 Creating a ``@dataclass(frozen=True)`` class compiles six generated methods (≈0.5 ms a class on Python
 3.11); the CLI defines about twenty value classes and pays that at every start. A ``Record`` subclass
-costs only reading its annotations. Fields are the subclass's own annotations in order (no inheritance
-of fields); a class attribute gives a field its default. Instances are immutable, compare equal when of the
-same class with equal fields, hash and print like dataclasses.
+costs only reading its annotations. Fields are the nearest ``Record`` base's fields, then the subclass's own
+annotations in order (a redeclared field keeps its place); a class attribute gives a field its default. A subclass
+declared ``kw_only=True`` may add fields without a default after inherited ones with a default (type checkers then
+require keywords for it, as for a ``kw_only`` dataclass). Instances are immutable, compare equal when of the same
+class with equal fields, hash and print like dataclasses.
+
+Pure standard library, in the domain so that use-case requests (``application``) can be ``Record`` s that the CLI's
+typed options extend (``entrypoints.cli.options``).
 """
 
 from __future__ import annotations
@@ -25,11 +30,19 @@ class Record:
     _fields: ClassVar[tuple[str, ...]] = ()
     _defaults: ClassVar[tuple[Any, ...]] = ()
 
-    def __init_subclass__(cls) -> None:
+    def __init_subclass__(cls, *, kw_only: bool = False) -> None:
+        """``kw_only`` only informs type checkers (PEP 681); at run time every field is also positional."""
+        base = next(klass for klass in cls.__mro__[1:] if issubclass(klass, Record))
+        inherited = dict(zip(base._fields, base._defaults, strict=True))
         annotations = inspect.get_annotations(cls)  # the class's own, as strings (postponed evaluation)
-        fields = tuple(name for name, kind in annotations.items() if "ClassVar" not in str(kind))
+        own = {
+            name: cls.__dict__.get(name, _NO_DEFAULT)
+            for name, kind in annotations.items()
+            if "ClassVar" not in str(kind)
+        }
+        fields = (*inherited, *(name for name in own if name not in inherited))
         cls._fields = fields
-        cls._defaults = tuple(cls.__dict__.get(name, _NO_DEFAULT) for name in fields)
+        cls._defaults = tuple(own[name] if name in own else inherited[name] for name in fields)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         fields = self._fields

@@ -2,8 +2,8 @@
 script, as OpenClaw 2026.9.6 does; plus the hidden ``--list-servers`` the scripts call back for server names.
 
 The command tree is built once from the ``openclaw mcp`` command table (``entrypoints.cli.command_table``) plus
-:data:`_STATIC_COMMANDS`, the other top-level commands this CLI provides; ``domain.completion`` turns it into
-the script of each shell. Texts and exit codes are the reference's: usage errors on stderr with exit 1, help
+:data:`_STATIC_COMMANDS`, the other top-level commands this CLI provides; the package's shell modules turn it
+into the script of each shell. Texts and exit codes are the reference's: usage errors on stderr with exit 1, help
 with its banner, progress of ``--install`` on stderr, failures in the ``[openclaw] The CLI command failed.``
 frame. ``--yes`` is accepted and, as in the reference, changes nothing.
 """
@@ -14,18 +14,27 @@ import errno
 import os
 from collections.abc import Mapping, Sequence
 
-from openclaw_mcp.domain import completion as rules
-from openclaw_mcp.domain.completion import (
+from openclaw_mcp.entrypoints.cli.command_table import COMMANDS, GROUP_DESCRIPTION, Command, Option
+from openclaw_mcp.entrypoints.cli.completion._profile import (
+    cache_file_name,
+    profile_hint,
+    profile_path,
+    reload_command,
+    shell_from_env,
+    update_profile,
+)
+from openclaw_mcp.entrypoints.cli.completion._scripts import generate
+from openclaw_mcp.entrypoints.cli.completion._tree import (
     COMPLETION_SHELLS,
     LIST_SERVERS_FLAG,
     CompletionCommand,
     CompletionOperand,
     CompletionOption,
+    OperandKind,
     Shell,
 )
-from openclaw_mcp.domain.root_options import LOG_LEVELS
-from openclaw_mcp.entrypoints.cli.command_table import COMMANDS, GROUP_DESCRIPTION, Command, Option
 from openclaw_mcp.entrypoints.cli.console import Console
+from openclaw_mcp.entrypoints.cli.root_options import LOG_LEVELS
 
 __all__ = ["command_tree", "completion_main", "completion_script"]
 
@@ -133,7 +142,7 @@ def _option(option: Option) -> CompletionOption:
 def _mcp_command(command: Command) -> CompletionCommand:
     operands = []
     for argument in command.arguments:
-        kind: rules.OperandKind = "text"
+        kind: OperandKind = "text"
         if argument.name in _SERVER_ARGUMENTS and command.name not in _NEW_SERVER_COMMANDS:
             kind = "server"
         elif argument.name in _FILE_ARGUMENTS:
@@ -162,7 +171,7 @@ def command_tree() -> CompletionCommand:
 
 def completion_script(shell: Shell) -> str:
     """The completion script of ``shell`` (ends with a newline)."""
-    return rules.generate(shell, command_tree())
+    return generate(shell, command_tree())
 
 
 # ------------------------------------------------------------------------------------------------- argv
@@ -262,7 +271,7 @@ def _parse(argv: Sequence[str]) -> _Options:
 
 def _banner(env: Mapping[str, str]) -> str:
     """The reference's help banner (empty when ``OPENCLAW_SUPPRESS_HELP_BANNER=1``), from ``argv``'s renderer."""
-    from openclaw_mcp.entrypoints.cli.argv import HelpRequest, render_group_help, render_help
+    from openclaw_mcp.entrypoints.cli.help_text import HelpRequest, render_group_help, render_help
 
     text = render_help(HelpRequest(None, True), env)
     return text[: len(text) - len(render_group_help())]
@@ -302,7 +311,7 @@ def _node_message(exc: OSError) -> str:
 def _cache_path(shell: Shell, env: Mapping[str, str]) -> str:
     from openclaw_mcp.adapters.filesystem.completion_files import completions_dir
 
-    return os.path.join(completions_dir(env), rules.cache_file_name(shell, PROGRAM))
+    return os.path.join(completions_dir(env), cache_file_name(shell, PROGRAM))
 
 
 def _write_state(shells: Sequence[Shell], env: Mapping[str, str]) -> None:
@@ -310,7 +319,7 @@ def _write_state(shells: Sequence[Shell], env: Mapping[str, str]) -> None:
 
     tree = command_tree()
     for shell in shells:
-        completion_files.write_script(_cache_path(shell, env), rules.generate(shell, tree))
+        completion_files.write_script(_cache_path(shell, env), generate(shell, tree))
 
 
 def _install(shell: Shell, env: Mapping[str, str], console: Console) -> int:
@@ -321,13 +330,13 @@ def _install(shell: Shell, env: Mapping[str, str], console: Console) -> int:
         raise _Failure(f"Completion cache not found at {cache}. Run `{PROGRAM} completion --write-state` first.")
     home = env.get("HOME") or completion_files.os_home()
     bashrc = completion_files.exists(os.path.join(home, ".bashrc")) if shell == "bash" else False
-    profile = rules.profile_path(shell, env, home, bashrc)
+    profile = profile_path(shell, env, home, bashrc)
     try:
         content = completion_files.read_text(profile)
         if content is None:
             console.err(f"Profile not found at {profile}. Creating a new one.")
             content = ""
-        update = rules.update_profile(content, shell, cache, home, PROGRAM)
+        update = update_profile(content, shell, cache, home, PROGRAM)
         if not update.changed:
             console.err(f"Completion already installed in {profile}")
             return 0
@@ -335,13 +344,13 @@ def _install(shell: Shell, env: Mapping[str, str], console: Console) -> int:
         completion_files.write_profile(profile, update.content)
     except OSError as exc:
         raise _Failure(f"Failed to install completion: {_node_message(exc)}") from exc
-    hint = rules.profile_hint(shell, profile, env.get("HOME") or None)
-    console.err(f"Completion installed. Restart your shell or run: {rules.reload_command(shell, hint)}")
+    hint = profile_hint(shell, profile, env.get("HOME") or None)
+    console.err(f"Completion installed. Restart your shell or run: {reload_command(shell, hint)}")
     return 0
 
 
 def _run(options: _Options, env: Mapping[str, str], console: Console) -> int:
-    shell = options.shell or rules.shell_from_env(env)
+    shell = options.shell or shell_from_env(env)
     if options.install and not options.write_state:
         return _install(shell, env, console)
     if options.write_state:
