@@ -54,6 +54,12 @@ class TransportWarnings:
         from openclaw_mcp.domain.transport import resolve_transport
 
         resolution = resolve_transport(name, server)
+        self.emit(resolution)
+        return resolution
+
+    def emit(self, resolution: Resolution) -> None:
+        """Print ``resolution``'s warnings as a new resolution of the same server would (the resolver is a
+        pure function: a use case that resolves a server twice resolves it once and prints twice)."""
         for warning in resolution.warnings:
             if warning.once is not None:
                 if warning.once in self._seen:
@@ -63,7 +69,6 @@ class TransportWarnings:
                 if len(self._seen) > self._capacity:
                     self._seen.popitem(last=False)
             self._warn(f"[bundle-mcp] {warning.text}")
-        return resolution
 
 
 CandidateProbe = Callable[[str, dict[str, Any]], Awaitable[None]]
@@ -148,8 +153,8 @@ class Registry:
                 assert view.url is not None
                 auth = auth_status(await self._oauth.read_store(operator_store_key(name, view.url)))
             else:
-                # the reference resolves a second time to count principals
-                view = auth_view(server, self._warnings.resolve(name, server))
+                # the reference resolves a second time to count principals: its warnings are printed again
+                self._warnings.emit(resolution)
                 if view.kind == "per-requester":
                     principals = await self._principals(name, view)
             entries.append(status_entry(name, server, resolution, auth, principals))

@@ -89,11 +89,29 @@ def _is_finite_number(value: object) -> bool:
 
 
 def _strip_proto(value: Any) -> Any:
-    """A copy without ``__proto__`` keys at any depth (the reference's reader never keeps them)."""
+    """``value`` without ``__proto__`` keys at any depth (the reference's reader never keeps them): a copy
+    when it has one, else ``value`` itself (validation only reads what it checks)."""
+    return _copy_without_proto(value) if _has_proto(value) else value
+
+
+def _has_proto(value: Any) -> bool:
+    pending = [value]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, dict):
+            if RESERVED_SERVER_NAME in current:
+                return True
+            pending.extend(current.values())
+        elif isinstance(current, list):
+            pending.extend(current)
+    return False
+
+
+def _copy_without_proto(value: Any) -> Any:
     if isinstance(value, dict):
-        return {key: _strip_proto(item) for key, item in value.items() if key != RESERVED_SERVER_NAME}
+        return {key: _copy_without_proto(item) for key, item in value.items() if key != RESERVED_SERVER_NAME}
     if isinstance(value, list):
-        return [_strip_proto(item) for item in value]
+        return [_copy_without_proto(item) for item in value]
     return value
 
 

@@ -281,12 +281,13 @@ def _parse_host(text: str, *, opaque: bool) -> str:
             raise _Failure
         return f"[{_serialize_ipv6(_parse_ipv6(text[1:-1]))}]"
     if opaque:
-        if any(c in _FORBIDDEN_HOST for c in text):
+        if not _FORBIDDEN_HOST.isdisjoint(text):
             raise _Failure
         return _encode(text, _in_c0)
-    domain = _percent_decode(text).decode("utf-8", errors="replace")
+    # Without a "%" the decode gives back the text (the parser's input is a USVString).
+    domain = _percent_decode(text).decode("utf-8", errors="replace") if "%" in text else text
     ascii_domain = _domain_to_ascii(domain)
-    if any(c in _FORBIDDEN_DOMAIN for c in ascii_domain):
+    if not _FORBIDDEN_DOMAIN.isdisjoint(ascii_domain):
         raise _Failure
     if _ends_in_number(ascii_domain):
         return _parse_ipv4(ascii_domain)

@@ -26,11 +26,12 @@ JavaScript does).
 from __future__ import annotations
 
 import bisect
+import json
 import re
 from collections.abc import Sequence
 from typing import Any
 
-from openclaw_mcp.jscompat._json5_parser import Json5Error, _Json5Parser, _Node
+from openclaw_mcp.jscompat._json5_parser import Json5Error, _Json5Parser, _Node, _signed_int
 from openclaw_mcp.jscompat.text import JS_LINE_TERMINATORS
 
 __all__ = [
@@ -44,11 +45,40 @@ __all__ = [
 PathSegment = str | int
 
 
+def _json_integer(literal: str) -> int | float:
+    """A JSON integer literal as the JSON5 parser converts it (``-0`` → ``-0.0``, beyond 2**53 a double)."""
+    if literal[0] == "-":
+        return _signed_int(int(literal[1:]), True)
+    return _signed_int(int(literal), False)
+
+
+# The C decoder of the standard library, with the JSON5 parser's integer conversion: for a strict JSON text
+# (a config file usually is one) it builds the same value about fifteen times faster.
+_decode_strict_json = json.JSONDecoder(parse_int=_json_integer).decode
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _strict_json_fast_path(text: str, warnings: list[str] | None) -> bool:
+    """Whether a strict JSON ``text`` may go to the C decoder: not when json5 would warn (raw U+2028/U+2029
+    with a ``warnings`` list to fill) or when raw surrogates could pair with escaped ones."""
+    if warnings is not None and ("\u2028" in text or "\u2029" in text):
+        return False
+    return text.isascii() or _SURROGATE.search(text) is None
+
+
 def parse_json5(text: str, *, warnings: list[str] | None = None) -> Any:
     """``JSON5.parse(text)``: the value, or :class:`Json5Error` with json5's message.
 
     json5's ``console.warn`` messages (raw U+2028/U+2029 in strings) are appended to ``warnings``.
+    Every strict JSON text is JSON5 with the same value: one goes through the standard library's C decoder
+    (same numbers, same key order, the last of repeated keys), anything else through the JSON5 parser,
+    which also reports the errors.
     """
+    if _strict_json_fast_path(text, warnings):
+        try:
+            return _decode_strict_json(text)
+        except (ValueError, RecursionError):
+            pass  # not strict JSON (or nested beyond the C decoder's recursion): the JSON5 parser decides
     return _Json5Parser(text, warnings, track=False).parse()[0]
 
 

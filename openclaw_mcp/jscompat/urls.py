@@ -19,7 +19,9 @@ Known deviation: hosts with non-ASCII characters go through an approximation of 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from openclaw_mcp.jscompat._url_host import _parse_host
@@ -71,6 +73,36 @@ _DOUBLE_DOT = frozenset({"..", ".%2e", "%2e.", "%2e%2e"})
 
 _EOF = ""
 
+# The C0 control or space code points the parser strips from both ends of its input.
+_C0_OR_SPACE = "".join(chr(c) for c in range(0x21))
+
+# Runs of code points that a state only appends (to its buffer, or percent-encoded to the record): the
+# parser takes a whole run in one step instead of one code point per turn of the loop. Each pattern
+# stops at every code point that state reacts to; ``\\`` only stops the special-URL variants.
+_SCHEME_RUN = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*")
+_AUTHORITY_RUN = re.compile(r"[^@/?#]+")
+_AUTHORITY_RUN_SPECIAL = re.compile(r"[^@/?#\\]+")
+_HOST_RUN = re.compile(r"[^:/?#\[\]]+")
+_HOST_RUN_SPECIAL = re.compile(r"[^:/?#\[\]\\]+")
+_PATH_RUN = re.compile(r"[^/?#]+")
+_PATH_RUN_SPECIAL = re.compile(r"[^/?#\\]+")
+_PATH_RUN_OVERRIDE = re.compile(r"[^/]+")  # the pathname setter: ``?`` and ``#`` belong to the path
+_PATH_RUN_OVERRIDE_SPECIAL = re.compile(r"[^/\\]+")
+_OPAQUE_PATH_RUN = re.compile(r"[^?# ]+")
+
+
+@functools.cache
+def _kept_ascii(in_set: Callable[[str], bool]) -> frozenset[str]:
+    """The ASCII code points a percent-encode set leaves as they are."""
+    return frozenset(chr(c) for c in range(0x80) if not in_set(chr(c)))
+
+
+def _encode_run(text: str, in_set: Callable[[str], bool]) -> str:
+    """``text`` percent-encoded code point by code point with ``in_set`` (unchanged text skips the walk)."""
+    if _kept_ascii(in_set).issuperset(text):
+        return text
+    return _encode(text, in_set)
+
 
 class _State:
     SCHEME_START = 0
@@ -92,11 +124,16 @@ class _State:
     FRAGMENT = 16
 
 
-def _basic_parse(text: str, record: _Record | None = None, state_override: int | None = None) -> _Record:
+def _basic_parse(
+    text: str, record: _Record | None = None, state_override: int | None = None, *, runs: bool = True
+) -> _Record:
+    """The basic URL parser. With ``runs`` (the default) the states that only collect code points take a
+    whole run of them per step; ``runs=False`` walks one code point per step as the standard's text does
+    (the two agree on every input: a property test holds them to it)."""
     text = to_usv_string(text)
     if record is None:
         record = _Record()
-        text = text.strip("".join(chr(c) for c in range(0x21)))
+        text = text.strip(_C0_OR_SPACE)
     text = text.replace("\t", "").replace("\n", "").replace("\r", "")
     url = record
     state = state_override if state_override is not None else _State.SCHEME_START
@@ -113,6 +150,11 @@ def _basic_parse(text: str, record: _Record | None = None, state_override: int |
 
         if state == _State.SCHEME_START:
             if c != _EOF and c in _ASCII_ALPHA:
+                if runs:
+                    run = _SCHEME_RUN.match(text, pointer)
+                    assert run is not None
+                    c = run.group()
+                    pointer = run.end() - 1
                 buffer += c.lower()
                 state = _State.SCHEME
             elif state_override is None:
@@ -174,15 +216,22 @@ def _basic_parse(text: str, record: _Record | None = None, state_override: int |
                 if at_sign_seen:
                     buffer = "%40" + buffer
                 at_sign_seen = True
-                for code_point in buffer:
-                    if code_point == ":" and not password_token_seen:
-                        password_token_seen = True
-                        continue
-                    encoded = _encode_char(code_point, _in_userinfo)
-                    if password_token_seen:
-                        url.password += encoded
-                    else:
-                        url.username += encoded
+                if runs:  # the first ":" ever seen splits the username from the password
+                    if not password_token_seen:
+                        user, colon, buffer = buffer.partition(":")
+                        url.username += _encode_run(user, _in_userinfo)
+                        password_token_seen = colon == ":"
+                    url.password += _encode_run(buffer, _in_userinfo)
+                else:
+                    for code_point in buffer:
+                        if code_point == ":" and not password_token_seen:
+                            password_token_seen = True
+                            continue
+                        encoded = _encode_char(code_point, _in_userinfo)
+                        if password_token_seen:
+                            url.password += encoded
+                        else:
+                            url.username += encoded
                 buffer = ""
             elif c in (_EOF, "/", "?", "#") or (special and c == "\\"):
                 if at_sign_seen and buffer == "":
@@ -190,6 +239,11 @@ def _basic_parse(text: str, record: _Record | None = None, state_override: int |
                 pointer -= len(buffer) + 1
                 buffer = ""
                 state = _State.HOST
+            elif runs:
+                run = (_AUTHORITY_RUN_SPECIAL if special else _AUTHORITY_RUN).match(text, pointer)
+                assert run is not None
+                buffer += run.group()
+                pointer = run.end() - 1
             else:
                 buffer += c
 
@@ -212,6 +266,11 @@ def _basic_parse(text: str, record: _Record | None = None, state_override: int |
                     inside_brackets = True
                 elif c == "]":
                     inside_brackets = False
+                elif runs:  # a ":" inside brackets does not start a run
+                    run = (_HOST_RUN_SPECIAL if special else _HOST_RUN).match(text, pointer)
+                    if run is not None:
+                        c = run.group()
+                        pointer = run.end() - 1
                 buffer += c
 
         elif state == _State.PORT:
@@ -303,6 +362,15 @@ def _basic_parse(text: str, record: _Record | None = None, state_override: int |
                 elif c == "#":
                     url.fragment = ""
                     state = _State.FRAGMENT
+            elif runs:
+                if state_override is None:
+                    pattern = _PATH_RUN_SPECIAL if special else _PATH_RUN
+                else:
+                    pattern = _PATH_RUN_OVERRIDE_SPECIAL if special else _PATH_RUN_OVERRIDE
+                run = pattern.match(text, pointer)
+                assert run is not None
+                buffer += _encode_run(run.group(), _in_path)
+                pointer = run.end() - 1
             else:
                 buffer += _encode_char(c, _in_path)
 
@@ -317,22 +385,36 @@ def _basic_parse(text: str, record: _Record | None = None, state_override: int |
             elif c == " ":
                 nxt = text[pointer + 1] if pointer + 1 < n else _EOF
                 url.path += "%20" if nxt in ("?", "#") else " "
+            elif c != _EOF and runs:
+                run = _OPAQUE_PATH_RUN.match(text, pointer)
+                assert run is not None
+                url.path += _encode_run(run.group(), _in_c0)
+                pointer = run.end() - 1
             elif c != _EOF:
                 url.path += _encode_char(c, _in_c0)
 
         elif state == _State.QUERY:
             if (state_override is None and c == "#") or c == _EOF:
                 in_set = _in_special_query if special else _in_query
-                url.query = (url.query or "") + _encode(buffer, in_set)
+                url.query = (url.query or "") + _encode_run(buffer, in_set)
                 buffer = ""
                 if c == "#":
                     url.fragment = ""
                     state = _State.FRAGMENT
+            elif runs:
+                end = text.find("#", pointer) if state_override is None else -1
+                end = n if end < 0 else end
+                buffer += text[pointer:end]
+                pointer = end - 1
             else:
                 buffer += c
 
         elif state == _State.FRAGMENT and c != _EOF:
-            url.fragment = (url.fragment or "") + _encode_char(c, _in_fragment)
+            if runs:
+                url.fragment = (url.fragment or "") + _encode_run(text[pointer:], _in_fragment)
+                pointer = n - 1
+            else:
+                url.fragment = (url.fragment or "") + _encode_char(c, _in_fragment)
 
         if pointer >= n:
             break
@@ -340,8 +422,12 @@ def _basic_parse(text: str, record: _Record | None = None, state_override: int |
     return url
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_url(text: str) -> Url | None:
-    """``new URL(text)``: the parsed URL, or ``None`` where JavaScript throws."""
+    """``new URL(text)``: the parsed URL, or ``None`` where JavaScript throws.
+
+    Results are cached per text (a :class:`Url` is immutable): one command checks, resolves and redacts
+    the same server URL several times."""
     try:
         return _basic_parse(text).freeze()
     except _Failure:
