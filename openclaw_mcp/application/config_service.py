@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from openclaw_mcp.application.config_includes import IncludeAnswers, run_walk
 from openclaw_mcp.application.errors import (
     ApplicationError,
     ChangeInvalidError,
@@ -26,8 +27,8 @@ from openclaw_mcp.domain.config_doc import (
     substitute_env,
 )
 from openclaw_mcp.domain.config_issues import Issue, ValidatorThrew
-from openclaw_mcp.domain.config_load import ConfigAnalysis, analyze_config, unreadable_config
-from openclaw_mcp.domain.includes import IncludeError, resolve_includes
+from openclaw_mcp.domain.config_load import ConfigAnalysis, config_analysis, unreadable_config
+from openclaw_mcp.domain.includes import IncludeError, IncludeResolution, drive_walk, include_walk
 from openclaw_mcp.domain.validation import validate_config
 from openclaw_mcp.jscompat.jsjson import js_order
 
@@ -126,13 +127,21 @@ class ConfigService:
         self._env = env
         self._clock = clock
         self._warn = warn
+        self._includes: IncludeAnswers | None = None  # the include files read by the latest analysis
 
     @property
     def path(self) -> str:
         return self._store.path
 
-    def _check(self, text: str | None, *, announce: bool) -> ConfigAnalysis:
-        analysis = analyze_config(text, self._env, self._store.include_loader(), self.path)
+    async def _analyze(self, text: str | None) -> tuple[ConfigAnalysis, IncludeAnswers]:
+        """``text`` analysed, its ``$include`` files read (afresh) through the store's include loader."""
+        includes = IncludeAnswers(self._store.include_loader())
+        analysis = await run_walk(config_analysis(text, self._env, self.path), includes)
+        self._includes = includes
+        return analysis, includes
+
+    async def _check(self, text: str | None, *, announce: bool) -> tuple[ConfigAnalysis, IncludeAnswers]:
+        analysis, includes = await self._analyze(text)
         if announce and analysis.missing_env:
             joined = "; ".join(
                 f'{path}: Missing env var "{name}" - feature using this value will be unavailable'
@@ -141,7 +150,7 @@ class ConfigService:
             self._warn(f"[config] warnings: {joined}")
         if not analysis.valid:
             raise InvalidConfigError(self.path, analysis)
-        return analysis
+        return analysis, includes
 
     async def load(self) -> ConfigAnalysis:
         """Read and validate the config; raise ``InvalidConfigError`` when it exists and is invalid.
@@ -152,7 +161,7 @@ class ConfigService:
             file = await self._store.read()
         except ConfigReadError as exc:
             raise InvalidConfigError(self.path, unreadable_config(str(exc))) from exc
-        analysis = self._check(file.text, announce=True)
+        analysis, _ = await self._check(file.text, announce=True)
         if analysis.newer_version is not None:
             self._warn(version_skew_warning(analysis.newer_version))
         return analysis
@@ -163,7 +172,8 @@ class ConfigService:
             file = await self._store.read()
         except ConfigReadError as exc:
             return None, unreadable_config(str(exc))
-        return file.text, analyze_config(file.text, self._env, self._store.include_loader(), self.path)
+        analysis, _ = await self._analyze(file.text)
+        return file.text, analysis
 
     async def commit(
         self, label: str, server: str, change: ServersChange, on_committed: OnCommitted | None = None
@@ -221,14 +231,14 @@ class ConfigService:
             current = edit.current
             if precondition is not None:
                 precondition(current.text)
-            analysis = self._check(current.text, announce=False)
+            analysis, includes = await self._check(current.text, announce=False)
             if analysis.includes is not None:
                 conflict = analysis.includes.write_conflict(server)
                 if conflict is not None:
                     where = ".".join(str(part) for part in conflict)
                     raise ApplicationError(f"Config include write-through is not supported for {where}.")
             after = change(analysis.authored)
-            issues = self._validate(after)
+            issues = self._issues(after, await self._resolve(after, includes))
             if issues:
                 first = issues[0]
                 raise ChangeInvalidError(f"Config invalid after MCP {label} ({first.dotted}: {first.message}).", issues)
@@ -262,7 +272,7 @@ class ConfigService:
             current = edit.current
             if current.text is None:
                 return None
-            analysis = analyze_config(current.text, self._env, self._store.include_loader(), self.path)
+            analysis, _ = await self._analyze(current.text)
             before = analysis.authored
             after = change(before)
             if not before or after == before:
@@ -277,18 +287,28 @@ class ConfigService:
         return Committed(before, after)
 
     def validate_document(self, document: dict[str, Any]) -> list[Issue]:
-        """The issues a commit of ``document`` (authored form) would be refused for; empty when it is valid."""
-        return self._validate(document)
+        """The issues a commit of ``document`` (authored form) would be refused for; empty when it is valid.
 
-    def _validate(self, document: dict[str, Any]) -> list[Issue]:
-        """Validate a would-be config as the reader will see it (includes merged, env substituted)."""
-        merged: Any = document
+        Synchronous (it serves change callbacks): ``$include`` files are those the latest analysis read
+        (``load``, ``inspect``, a commit), see ``application.config_includes``."""
+        includes = self._includes
+        if includes is None:
+            includes = self._includes = IncludeAnswers(self._store.include_loader())
         try:
-            resolution = resolve_includes(document, self.path, self._store.include_loader())
+            resolution = drive_walk(include_walk(document, self.path), includes.answer_now)
         except IncludeError as exc:
             raise ApplicationError(exc.message) from exc
-        if resolution.sites:
-            merged = js_order(resolution.document)
+        return self._issues(document, resolution)
+
+    async def _resolve(self, document: dict[str, Any], includes: IncludeAnswers) -> IncludeResolution:
+        try:
+            return await run_walk(include_walk(document, self.path), includes)
+        except IncludeError as exc:
+            raise ApplicationError(exc.message) from exc
+
+    def _issues(self, document: dict[str, Any], resolution: IncludeResolution) -> list[Issue]:
+        """Validate a would-be config as the reader will see it (includes merged, env substituted)."""
+        merged: Any = js_order(resolution.document) if resolution.sites else document
         try:
             return validate_config(substitute_env(merged, self._env).value)
         except ValidatorThrew as exc:

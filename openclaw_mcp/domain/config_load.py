@@ -3,19 +3,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from openclaw_mcp.domain.config_doc import configured_servers, is_newer_version, is_sensitive_path, substitute_env
 from openclaw_mcp.domain.config_issues import Issue, ValidatorThrew
 from openclaw_mcp.domain.config_legacy import legacy_lines
-from openclaw_mcp.domain.includes import IncludeError, IncludeLoader, IncludeResolution, resolve_includes
+from openclaw_mcp.domain.includes import IncludeError, IncludeRequest, IncludeResolution, drive_walk, include_walk
 from openclaw_mcp.domain.validation import validate_config
 from openclaw_mcp.jscompat.jsjson import js_dumps, js_order
 from openclaw_mcp.jscompat.json5 import Json5Error, locate_value_line, parse_json5
 
-__all__ = ["ConfigAnalysis", "IssueView", "analyze_config", "unreadable_config"]
+__all__ = ["ConfigAnalysis", "IssueView", "analyze_config", "config_analysis", "unreadable_config"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,11 +84,22 @@ def unreadable_config(message: str) -> ConfigAnalysis:
     return ConfigAnalysis(exists=True, issues=(IssueView("<root>", "<root>", f"read failed: Error: {message}"),))
 
 
-def analyze_config(
-    text: str | None, env: Mapping[str, str], includes: IncludeLoader | None = None, config_path: str = ""
-) -> ConfigAnalysis:
-    """Parse, resolve ``$include`` directives (through ``includes``), substitute env references and
-    validate the config text (``None`` = no file)."""
+def analyze_config(text: str | None, env: Mapping[str, str]) -> ConfigAnalysis:
+    """Parse, substitute env references and validate the config text (``None`` = no file), leaving
+    ``$include`` directives as written (:func:`config_analysis` resolves them)."""
+
+    def no_files(request: IncludeRequest) -> None:
+        raise AssertionError(f"unexpected include request {request!r}")  # pragma: no cover
+
+    return drive_walk(config_analysis(text, env, None), no_files)
+
+
+def config_analysis(
+    text: str | None, env: Mapping[str, str], config_path: str | None
+) -> Generator[IncludeRequest, Any, ConfigAnalysis]:
+    """:func:`analyze_config`, resolving ``$include`` directives of the config at ``config_path`` first
+    (``None``: none are resolved). A walk (``domain.includes.include_walk``): it asks for the include files;
+    a failed request makes the analysis the single issue ``<root>: <message>``."""
     if text is None:
         return ConfigAnalysis(exists=False)
     try:
@@ -99,9 +110,9 @@ def analyze_config(
     authored = js_order(parsed)
     resolution: IncludeResolution | None = None
     merged = authored
-    if includes is not None:
+    if config_path is not None:
         try:
-            resolution = resolve_includes(authored, config_path, includes)
+            resolution = yield from include_walk(authored, config_path)
         except IncludeError as exc:
             failed = IssueView("<root>", "<root>", exc.message)
             return ConfigAnalysis(exists=True, issues=(failed,), newer_version=_newer_version(authored))

@@ -13,28 +13,37 @@ Deep merges drop the keys ``__proto__``, ``prototype`` and ``constructor`` from 
 the reference's merge does. An object whose content comes straight from one file (no array, no siblings)
 is taken as parsed.
 
-This module does no I/O: an :class:`IncludeLoader` turns a directive into a canonical path and that path
-into parsed data. Every failure is an :class:`IncludeError` carrying the reference's message, which the
-config reader reports as the single invalid-config issue ``<root>: <message>``.
+This module does no I/O. The walk (:func:`include_walk`) is a generator that asks for what it needs, one
+request at a time, in the reference's order: a :class:`ResolveInclude` is answered with the canonical path of a
+directive's file, a :class:`LoadInclude` with that file's parsed content. Whoever drives it does the I/O: the
+application over its include port (``application.config_includes``), or :func:`resolve_includes` over two
+plain callables. A request that fails is answered by throwing the :class:`IncludeError` into the walk.
+Every failure is an :class:`IncludeError` carrying the reference's message, which the config reader reports
+as the single invalid-config issue ``<root>: <message>``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, TypeVar
 
 __all__ = [
     "INCLUDE_KEY",
     "MAX_INCLUDE_DEPTH",
     "IncludeError",
-    "IncludeLoader",
+    "IncludeRequest",
     "IncludeResolution",
     "IncludeSite",
+    "IncludeWalk",
+    "LoadInclude",
     "PathPart",
+    "ResolveInclude",
     "deep_merge",
     "dotted_path",
+    "drive_walk",
     "has_include_directive",
+    "include_walk",
     "resolve_includes",
 ]
 
@@ -43,6 +52,7 @@ MAX_INCLUDE_DEPTH = 10
 _BLOCKED_KEYS = frozenset({"__proto__", "prototype", "constructor"})
 
 PathPart = str | int
+T = TypeVar("T")
 
 
 class IncludeError(Exception):
@@ -56,24 +66,30 @@ class IncludeError(Exception):
         return self.message
 
 
-class IncludeLoader(Protocol):
-    """Where included files come from. Both methods raise only :class:`IncludeError`."""
+@dataclass(frozen=True, slots=True)
+class ResolveInclude:
+    """The walk asks for the canonical path of ``include_path`` as written in ``including_file`` (the config
+    path, or a path answered earlier); relative paths are taken from the including file's directory.
 
-    def resolve(self, include_path: str, including_file: str) -> str:
-        """The canonical path of ``include_path`` as written in ``including_file`` (itself a path this
-        loader returned, or the config path): relative paths are taken from the including file's directory.
+    The answer is compared with the including chain to detect cycles, so equal files must give equal
+    strings. Refused (path malformed, outside the permitted directories): ``IncludeError``.
+    """
 
-        Raises ``IncludeError`` when the path is malformed or leaves the permitted directories. The result
-        is compared with the including chain to detect cycles, so equal files must give equal strings.
-        """
-        ...
+    include_path: str
+    including_file: str
 
-    def load(self, include_path: str, resolved_path: str) -> Any:
-        """The parsed content (plain JSON data) of the file ``resolve`` returned as ``resolved_path``.
 
-        Raises ``IncludeError`` when it cannot be read, fails the file checks, or does not parse.
-        """
-        ...
+@dataclass(frozen=True, slots=True)
+class LoadInclude:
+    """The walk asks for the parsed content (plain JSON data) of ``resolved_path``, the answer to a
+    :class:`ResolveInclude` of ``include_path``. Unreadable, failing the file checks or not parsing:
+    ``IncludeError``."""
+
+    include_path: str
+    resolved_path: str
+
+
+IncludeRequest = ResolveInclude | LoadInclude
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +151,10 @@ class IncludeResolution:
         return None
 
 
+IncludeWalk = Generator[IncludeRequest, Any, IncludeResolution]
+"""An include resolution in progress: yields requests, is sent their answers, returns the resolution."""
+
+
 def dotted_path(path: Sequence[PathPart]) -> str:
     """``path`` joined with dots (``mcp.servers.docs``); the empty path is ``<root>``."""
     return ".".join(str(part) for part in path) if path else "<root>"
@@ -154,18 +174,57 @@ def has_include_directive(value: Any) -> bool:
     return False
 
 
-def resolve_includes(document: Any, config_path: str, loader: IncludeLoader) -> IncludeResolution:
-    """Resolve every ``$include`` in ``document``, the parsed config at ``config_path``.
+def include_walk(document: Any, config_path: str) -> IncludeWalk:
+    """Resolve every ``$include`` in ``document``, the parsed config at ``config_path``, asking for the files.
 
-    A document without directives is returned as it is (same object, nothing loaded). Otherwise the result
+    A document without directives is returned as it is (same object, nothing asked). Otherwise the result
     is a new document; objects built by merging are in insertion order, so callers re-key it in JavaScript
-    property order (``js_order``) as they do with parsed text. Raises :class:`IncludeError`.
+    property order (``js_order``) as they do with parsed text. Raises :class:`IncludeError` (its own, or
+    one thrown in as the answer to a request). The content answered to a :class:`LoadInclude` is never
+    modified, so answers may be reused.
     """
     if not has_include_directive(document):
         return IncludeResolution(document)
-    walker = _Walker(loader)
-    resolved = walker.process(document, (), (config_path,), 0)
+    walker = _Walker()
+    resolved = yield from walker.process(document, (), (config_path,), 0)
     return IncludeResolution(resolved, tuple(walker.sites), tuple(walker.files))
+
+
+def resolve_includes(
+    document: Any,
+    config_path: str,
+    resolve: Callable[[str, str], str],
+    load: Callable[[str, str], Any],
+) -> IncludeResolution:
+    """:func:`include_walk` answered synchronously by ``resolve(include_path, including_file)`` and
+    ``load(include_path, resolved_path)`` (each raising only ``IncludeError``)."""
+
+    def answer(request: IncludeRequest) -> Any:
+        if isinstance(request, ResolveInclude):
+            return resolve(request.include_path, request.including_file)
+        return load(request.include_path, request.resolved_path)
+
+    return drive_walk(include_walk(document, config_path), answer)
+
+
+def drive_walk(walk: Generator[IncludeRequest, Any, T], answer: Callable[[IncludeRequest], Any]) -> T:
+    """Run ``walk`` (:func:`include_walk`, or a walk built on it) to its result, answering each request
+    with ``answer(request)``; an ``IncludeError`` it raises is thrown into the walk."""
+    reply: Any = None
+    failure: IncludeError | None = None
+    try:
+        while True:
+            request = walk.send(reply) if failure is None else walk.throw(failure)
+            reply, failure = None, None
+            try:
+                reply = answer(request)
+            except IncludeError as exc:
+                failure = exc
+    except StopIteration as done:
+        result: T = done.value
+        return result
+    finally:
+        walk.close()
 
 
 def deep_merge(base: Any, override: Any) -> Any:
@@ -219,60 +278,70 @@ def _js_typeof(value: Any) -> str:
     return "object"
 
 
+_Step = Generator[IncludeRequest, Any, Any]
+
+
 class _Walker:
     """One resolution: the reference's traversal order, so the first failure is the same one."""
 
-    def __init__(self, loader: IncludeLoader) -> None:
-        self._loader = loader
+    def __init__(self) -> None:
         self.sites: list[IncludeSite] = []
         self.files: dict[str, None] = {}
 
-    def process(self, value: Any, path: tuple[PathPart, ...], chain: tuple[str, ...], depth: int) -> Any:
+    def process(self, value: Any, path: tuple[PathPart, ...], chain: tuple[str, ...], depth: int) -> _Step:
         if isinstance(value, list):
-            return [self.process(item, (*path, index), chain, depth) for index, item in enumerate(value)]
+            items: list[Any] = []
+            for index, item in enumerate(value):
+                items.append((yield from self.process(item, (*path, index), chain, depth)))
+            return items
         if not isinstance(value, dict):
             return value
         if INCLUDE_KEY not in value:
-            return {key: self.process(item, (*path, key), chain, depth) for key, item in value.items()}
-        return self._expand(value, path, chain, depth)
+            return (yield from self._entries(value, list(value), path, chain, depth))
+        return (yield from self._expand(value, path, chain, depth))
 
-    def _expand(self, holder: dict[str, Any], path: tuple[PathPart, ...], chain: tuple[str, ...], depth: int) -> Any:
+    def _entries(
+        self, holder: dict[str, Any], keys: list[str], path: tuple[PathPart, ...], chain: tuple[str, ...], depth: int
+    ) -> _Step:
+        entries: dict[str, Any] = {}
+        for key in keys:
+            entries[key] = yield from self.process(holder[key], (*path, key), chain, depth)
+        return entries
+
+    def _expand(self, holder: dict[str, Any], path: tuple[PathPart, ...], chain: tuple[str, ...], depth: int) -> _Step:
         siblings = [key for key in holder if key != INCLUDE_KEY]
-        included, targets = self._included(holder[INCLUDE_KEY], path, chain, depth)
+        included, targets = yield from self._included(holder[INCLUDE_KEY], path, chain, depth)
         self.sites.append(IncludeSite(path, targets, included, bool(siblings)))
         if not siblings:
             return included
         if not isinstance(included, dict):
             raise IncludeError("Sibling keys require included content to be an object")
-        rest = {key: self.process(holder[key], (*path, key), chain, depth) for key in siblings}
+        rest = yield from self._entries(holder, siblings, path, chain, depth)
         return deep_merge(included, rest)
 
-    def _included(
-        self, directive: Any, path: tuple[PathPart, ...], chain: tuple[str, ...], depth: int
-    ) -> tuple[Any, tuple[str, ...]]:
+    def _included(self, directive: Any, path: tuple[PathPart, ...], chain: tuple[str, ...], depth: int) -> _Step:
         if isinstance(directive, str):
-            value, target = self._load(directive, path, chain, depth)
+            value, target = yield from self._load(directive, path, chain, depth)
             return value, (target,)
         if isinstance(directive, list):
             loaded: list[tuple[Any, str]] = []
             for item in directive:
                 if not isinstance(item, str):
                     raise IncludeError(f"Invalid $include array item: expected string, got {_js_typeof(item)}")
-                loaded.append(self._load(item, path, chain, depth))
+                loaded.append((yield from self._load(item, path, chain, depth)))
             merged: Any = {}
             for value, _ in loaded:
                 merged = deep_merge(merged, value)
             return merged, tuple(target for _, target in loaded)
         raise IncludeError(f"Invalid $include value: expected string or array of strings, got {_js_typeof(directive)}")
 
-    def _load(
-        self, include_path: str, path: tuple[PathPart, ...], chain: tuple[str, ...], depth: int
-    ) -> tuple[Any, str]:
-        resolved = self._loader.resolve(include_path, chain[-1])
+    def _load(self, include_path: str, path: tuple[PathPart, ...], chain: tuple[str, ...], depth: int) -> _Step:
+        resolved: str = yield ResolveInclude(include_path, chain[-1])
         if resolved in chain:
             raise IncludeError(f"Circular include detected: {' -> '.join((*chain, resolved))}")
         if depth >= MAX_INCLUDE_DEPTH:
             raise IncludeError(f"Maximum include depth ({MAX_INCLUDE_DEPTH}) exceeded at: {include_path}")
-        parsed = self._loader.load(include_path, resolved)
+        parsed = yield LoadInclude(include_path, resolved)
         self.files.setdefault(resolved, None)
-        return self.process(parsed, path, (*chain, resolved), depth + 1), resolved
+        value = yield from self.process(parsed, path, (*chain, resolved), depth + 1)
+        return value, resolved

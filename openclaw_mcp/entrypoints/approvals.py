@@ -3,7 +3,7 @@ connection to the OpenClaw Gateway, for :class:`entrypoints.runtime_api.SessionM
 ``approvals=`` (plugin-tools.md §6.9, tool-policy-and-lifecycle.md D-SR2).
 
     async with gateway_plugin_approvals(token="…") as approvals:
-        async with SessionMcpRuntime(servers, hooks=hooks, approvals=approvals) as runtime:
+        async with SessionMcpRuntime(servers, boundary=RuntimeBoundary(hooks=hooks, approvals=approvals)) as runtime:
             ...
 
 The Gateway is found as ``openclaw mcp serve`` finds it (``url`` → ``$OPENCLAW_GATEWAY_URL`` → the config's
@@ -49,7 +49,7 @@ async def gateway_plugin_approvals(
     environ = os.environ if env is None else env
     if container is None:
         container = create_container(environ)
-    config_path: str = container.config.config_path()
+    config_path: str = container.settings().config_path
     target = resolve_gateway_target(
         config=config or {},
         env=environ,

@@ -8,14 +8,12 @@
 ``servers`` is an ``mcp.servers`` map (name → definition, as in ``openclaw.json``); disabled entries are
 skipped. ``SessionMcpRuntime.from_openclaw_config()`` reads it from the OpenClaw config file instead.
 
-Tool policy and the ``before_tool_call`` boundary (tool-policy-and-lifecycle.md §2–§3): ``config`` (the
-OpenClaw config document: ``tools``, ``agents``), ``agent_id`` and ``session_key`` select the policy that
-filters the tools and excludes servers before connecting; ``hooks`` (an
-``application.tool_boundary.HookRegistry``) run before every execution; ``approvals`` (a ``PluginApprovals``
-route such as ``entrypoints.approvals.gateway_plugin_approvals``) answers their ``requireApproval`` —
-without one, approval requests are denied (decision D-SR2).
-The runtime's adapters (the stdio and HTTP connectors, the OAuth hook, the clock, the collator) come from a
-container (``entrypoints.containers``) made for each runtime.
+Beyond ``servers`` and ``session_id`` the constructor takes grouped values: :class:`RuntimeHost` (warning
+lines, adapters), :class:`RuntimePolicy` (the tool policy of the session: tool-policy-and-lifecycle.md §2),
+:class:`RuntimeBoundary` (the ``before_tool_call`` hooks and approvals, §3), :class:`RuntimeBundle` (plugin
+bundle servers) and :class:`RuntimeApps` (MCP Apps). The runtime's adapters (the stdio and HTTP connectors,
+the OAuth hook, the clock, the collator) come from a container (``entrypoints.containers``) made for each
+runtime unless the host gives one.
 """
 
 from __future__ import annotations
@@ -45,7 +43,9 @@ from openclaw_mcp.domain.utility_tools import (
     parse_resources_read_args,
     prompt_tool_result,
 )
+from openclaw_mcp.entrypoints import composition
 from openclaw_mcp.entrypoints.containers import Container, create_container
+from openclaw_mcp.entrypoints.settings import Settings
 
 if TYPE_CHECKING:
     from openclaw_mcp.application.ports.approvals import PluginApprovals
@@ -54,6 +54,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "McpTool",
+    "RuntimeApps",
+    "RuntimeBoundary",
+    "RuntimeBundle",
+    "RuntimeHost",
+    "RuntimePolicy",
     "SessionMcpRuntime",
     "TransportConnector",
     "apps_enabled",
@@ -64,14 +69,15 @@ __all__ = [
 
 
 def runtime_container(
-    environ: Mapping[str, str] | None = None, *, oauth: Any = None, elicitation: Any = None
+    settings: Settings | Mapping[str, str] | None = None, *, oauth: Any = None, elicitation: Any = None
 ) -> Container:
-    """The container of a client runtime configured from ``environ`` (default: the process environment).
+    """The container of a client runtime: ``settings``, or an environment to resolve them from (default: the
+    process environment).
 
     ``oauth``: the ``HttpMcpConnector(oauth=…)`` hook for ``auth: "oauth"`` servers, instead of the MCP OAuth
     store of the state database. ``elicitation``: the host's answer to servers' ``elicitation/create``
     requests (default: refused)."""
-    container = create_container(environ)
+    container = create_container(settings)
     if oauth is not None:
         container.oauth_hook.override(oauth)  # a plain value overrides as providers.Object
     if elicitation is not None:
@@ -250,7 +256,7 @@ _PROCESS_APP_VIEWS: list[AppViews] = []
 def process_app_views(warn: Callable[[str], None] | None = None) -> AppViews:
     """The process-wide MCP App view store (mcp-apps §4.3: one map per process, in memory only)."""
     if not _PROCESS_APP_VIEWS:
-        _PROCESS_APP_VIEWS.append(AppViews(create_container().clock(), warn=warn))
+        _PROCESS_APP_VIEWS.append(AppViews(composition.clock(), warn=warn))
     return _PROCESS_APP_VIEWS[0]
 
 
@@ -261,78 +267,122 @@ def apps_enabled(config: Mapping[str, Any] | None) -> bool:
     return isinstance(apps, dict) and apps.get("enabled") is True
 
 
+@dataclass(frozen=True, slots=True)
+class RuntimeHost:
+    """How a runtime reaches the world: where its warning and debug lines go and its adapters — ``container``
+    (default: :func:`runtime_container` of ``environ``, the process environment unless given, with ``oauth``:
+    the ``HttpMcpConnector(oauth=…)`` hook for ``auth: "oauth"`` servers instead of the stored operator
+    credentials)."""
+
+    warn: Callable[[str], None] | None = None
+    debug: Callable[[str], None] | None = None
+    environ: Mapping[str, str] | None = None
+    oauth: Any = None
+    container: Container | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimePolicy:
+    """Whose session it is and which tools it may see (tool-policy-and-lifecycle.md §2): ``config`` (the
+    OpenClaw config document: ``tools``, ``agents``), the agent, session and run, the run's tool allow-list,
+    the sandbox, the agent's other tools, and the names the model's tools must not take."""
+
+    config: Mapping[str, Any] | None = None
+    agent_id: str | None = None
+    session_key: str | None = None
+    run_id: str | None = None
+    tools_allow: Sequence[str] | None = None
+    sandboxed: bool = False
+    other_tools: Sequence[PolicyTool] = ()
+    reserved_tool_names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeBoundary:
+    """The ``before_tool_call`` seam (tool-policy-and-lifecycle.md §3): ``hooks`` run before every execution,
+    ``approvals`` (a ``PluginApprovals`` route such as ``entrypoints.approvals.gateway_plugin_approvals``)
+    answers their ``requireApproval`` — without one, approval requests are denied (decision D-SR2)."""
+
+    hooks: HookRegistry | None = None
+    approvals: PluginApprovals | None = None
+    approval_mode: ApprovalMode = "gateway"
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeBundle:
+    """Plugin-bundle servers merged with ``mcp.servers`` (spec client-runtime §10.8): ``bundle`` as
+    ``adapters.filesystem.bundle_mcp.load_bundle_mcp`` reads it (each diagnostic is warned once, ``<plugin
+    id>: <message>``), ``tool_overrides`` the session's ``toolOverrides.mcpServers`` (name → ``True``/``False``).
+    The ``PLUGIN_DATA`` directory of a bundle server still in the merged map is created right before that
+    server is spawned."""
+
+    bundle: BundleMcpResult | None = None
+    tool_overrides: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeApps:
+    """MCP Apps (mcp-apps §2, §4): ``enabled`` (default: the policy config's ``mcp.apps.enabled``) sends the
+    capability and gives the results of tools with a ``ui://`` view a ``details.mcpAppPreview`` descriptor,
+    the view held in ``views`` (default: the process's store, :func:`process_app_views`)."""
+
+    enabled: bool | None = None
+    views: AppViews | None = None
+
+
 class SessionMcpRuntime:
-    """One agent session's MCP servers: connects on first use, caches the catalog, cleans up on exit."""
+    """One agent session's MCP servers: connects on first use, caches the catalog, cleans up on exit.
+
+    ``servers`` is an ``mcp.servers`` map; ``session_id`` names the session; the other arguments group the
+    rest: :class:`RuntimeHost`, :class:`RuntimePolicy`, :class:`RuntimeBoundary`, :class:`RuntimeBundle`,
+    :class:`RuntimeApps` (each defaults to its defaults)."""
 
     def __init__(
         self,
         servers: Mapping[str, Any],
         *,
         session_id: str = "default",
-        warn: Callable[[str], None] | None = None,
-        debug: Callable[[str], None] | None = None,
-        environ: Mapping[str, str] | None = None,
-        reserved_tool_names: tuple[str, ...] = (),
-        oauth: Any = None,
-        bundle: BundleMcpResult | None = None,
-        tool_overrides: Mapping[str, Any] | None = None,
-        container: Container | None = None,
-        config: Mapping[str, Any] | None = None,
-        agent_id: str | None = None,
-        session_key: str | None = None,
-        run_id: str | None = None,
-        tools_allow: Sequence[str] | None = None,
-        sandboxed: bool = False,
-        other_tools: Sequence[PolicyTool] = (),
-        hooks: HookRegistry | None = None,
-        approvals: PluginApprovals | None = None,
-        approval_mode: ApprovalMode = "gateway",
-        mcp_apps_enabled: bool | None = None,
-        app_views: AppViews | None = None,
+        host: RuntimeHost = RuntimeHost(),
+        policy: RuntimePolicy = RuntimePolicy(),
+        boundary: RuntimeBoundary = RuntimeBoundary(),
+        bundle: RuntimeBundle = RuntimeBundle(),
+        apps: RuntimeApps = RuntimeApps(),
     ) -> None:
-        """``bundle``: the plugin-bundle servers as ``adapters.filesystem.bundle_mcp.load_bundle_mcp`` read
-        them (each diagnostic is warned once, ``<plugin id>: <message>``); ``tool_overrides``: the session's
-        ``toolOverrides.mcpServers`` (name → ``True``/``False``). Either one merges per spec client-runtime
-        §10.8 (without both, ``servers`` is used as before); the ``PLUGIN_DATA`` directory of a bundle server
-        still in the merged map is created right before that server is spawned. ``container``: the adapters
-        (default: :func:`runtime_container` of ``environ`` and ``oauth``). ``mcp_apps_enabled`` (default:
-        ``config``'s ``mcp.apps.enabled``) sends the MCP Apps capability and gives the results of tools with a
-        ``ui://`` view a ``details.mcpAppPreview`` descriptor, the view held in ``app_views`` (default: the
-        process's store, :func:`process_app_views`)."""
+        container = host.container
         if container is None:
-            container = runtime_container(environ, oauth=oauth)
+            container = runtime_container(host.environ, oauth=host.oauth)
         self._collator = container.collator()
         services = RuntimeServices(
             connector=TransportConnector(container.stdio_connector, container.http_connector),
             clock=container.clock(),
-            warn=warn or (lambda _text: None),
-            debug=debug or (lambda _text: None),
+            warn=host.warn or (lambda _text: None),
+            debug=host.debug or (lambda _text: None),
         )
-        self._reserved = reserved_tool_names
-        bundle_servers = None if bundle is None else bundle.servers
-        if bundle is not None:
-            for plugin_id, message in bundle.diagnostics:
+        self._reserved = policy.reserved_tool_names
+        loaded = bundle.bundle
+        if loaded is not None:
+            for plugin_id, message in loaded.diagnostics:
                 services.warn(f"{plugin_id}: {message}")  # printed as "[bundle-mcp] <text>" by the CLI
         self._gate = _tool_gate(
             ToolGateSettings(
-                config=config or {},
-                agent_id=agent_id,
-                session_key=session_key,
+                config=policy.config or {},
+                agent_id=policy.agent_id,
+                session_key=policy.session_key,
                 session_id=session_id,
-                run_id=run_id,
-                tools_allow=tools_allow,
-                sandboxed=sandboxed,
-                other_tools=other_tools,
-                approval_mode=approval_mode,
+                run_id=policy.run_id,
+                tools_allow=policy.tools_allow,
+                sandboxed=policy.sandboxed,
+                other_tools=policy.other_tools,
+                approval_mode=boundary.approval_mode,
             ),
-            hooks,
-            approvals,
+            boundary.hooks,
+            boundary.approvals,
             services.warn,
         )
-        self._apps_enabled = apps_enabled(config) if mcp_apps_enabled is None else mcp_apps_enabled
-        self._app_views = app_views
-        self._session_key = session_key
-        session_servers = _session_servers(servers, bundle_servers, tool_overrides)
+        self._apps_enabled = apps_enabled(policy.config) if apps.enabled is None else apps.enabled
+        self._app_views = apps.views
+        self._session_key = policy.session_key
+        session_servers = _session_servers(servers, None if loaded is None else loaded.servers, bundle.tool_overrides)
         if not self._gate.permits_runtime(list(assign_safe_server_names(session_servers).values())):
             session_servers = {}
         self._runtime = SessionRuntime(
@@ -342,8 +392,8 @@ class SessionMcpRuntime:
                 tool_denylist=self._gate.deny_entries(),
                 mcp_apps_enabled=self._apps_enabled,
                 plugin_data_dirs=None
-                if bundle is None or not bundle.data_dirs
-                else kept_data_dirs(bundle.data_dirs, bundle.servers, servers, tool_overrides),
+                if loaded is None or not loaded.data_dirs
+                else kept_data_dirs(loaded.data_dirs, loaded.servers, servers, bundle.tool_overrides),
             ),
             services,
             collator=self._collator,
@@ -355,16 +405,16 @@ class SessionMcpRuntime:
     ) -> SessionMcpRuntime:
         """The servers of the OpenClaw config (``OPENCLAW_CONFIG_PATH`` / ``OPENCLAW_STATE_DIR`` / ``~``);
         ``profile`` is the CLI's ``--profile`` (``"dev"`` for ``--dev``): ``~/.openclaw-<profile>/openclaw.json``."""
-        from openclaw_mcp.adapters.filesystem.paths import resolve_config_path, resolve_home
         from openclaw_mcp.domain.config_load import analyze_config
         from openclaw_mcp.entrypoints.cli.root_options import PROFILE_NAME, profile_env
+        from openclaw_mcp.entrypoints.paths import resolve_home
 
         environ: Mapping[str, str] = os.environ if env is None else env
         if profile is not None:
             if PROFILE_NAME.fullmatch(profile.strip()) is None:
                 raise ValueError('Invalid profile (use letters, numbers, "_", "-" only)')
             environ = {**environ, **profile_env(profile, environ, resolve_home(environ), os.getcwd())}
-        path = resolve_config_path(environ)
+        path = Settings.from_environ(environ).config_path
         text = None
         if os.path.exists(path):
             with open(path, encoding="utf-8") as handle:
@@ -373,8 +423,10 @@ class SessionMcpRuntime:
         if not analysis.valid:
             first = analysis.issues[0]
             raise ValueError(f"OpenClaw config is invalid: {path}: {first.path}: {first.message}")
-        kwargs.setdefault("config", analysis.document)
-        return cls(analysis.servers, **kwargs)
+        policy: RuntimePolicy = kwargs.pop("policy", RuntimePolicy())
+        if policy.config is None:
+            policy = replace(policy, config=analysis.document)
+        return cls(analysis.servers, policy=policy, **kwargs)
 
     @property
     def session(self) -> SessionRuntime:

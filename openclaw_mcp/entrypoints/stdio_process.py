@@ -51,15 +51,15 @@ async def load_config_document(
     is an empty config (as ``ConfigService.load`` has it: no warnings), decided without loading the config
     machinery."""
     if not (container.config_loader.overridden or container.config_store.overridden):
-        path: str = container.config.config_path()
+        path: str = container.settings().config_path
         try:
             os.stat(path)
         except FileNotFoundError:
             return {}, path  # what the loader makes of a missing file, without importing it (start-up cost)
         except OSError:
             pass  # the loader reports it
-    from openclaw_mcp.adapters.filesystem.paths import resolve_home
     from openclaw_mcp.entrypoints.cli.render import invalid_config_block, shorten_home
+    from openclaw_mcp.entrypoints.paths import resolve_home
 
     service = container.config_loader(warn=stderr.redacted)
     path = service.path

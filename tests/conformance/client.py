@@ -34,7 +34,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 from urllib.parse import parse_qs, urlsplit
 
@@ -48,6 +48,7 @@ from openclaw_mcp.domain.toolnames import build_tools_from_catalog
 from openclaw_mcp.domain.transport import HttpConfig
 from openclaw_mcp.entrypoints.containers import create_container
 from openclaw_mcp.entrypoints.runtime_api import McpTool, TransportConnector, runtime_container
+from openclaw_mcp.entrypoints.settings import Settings
 
 __all__ = [
     "CLIENT_METADATA_URL",
@@ -180,7 +181,8 @@ class ConformanceOAuth:
     def __init__(self, server_url: str, context: Mapping[str, Any], state_dir: str) -> None:
         from openclaw_mcp.entrypoints.oauth import oauth_server
 
-        self._container = create_container(state_db_path=os.path.join(state_dir, "state.sqlite"))
+        db_path = os.path.join(state_dir, "state.sqlite")
+        self._container = create_container(replace(Settings.from_environ(), state_db_path=db_path))
         self._oauth = self._container.mcp_oauth()
         # The suite's authorization servers listen on other loopback ports: the SSRF rule for origins other
         # than the server's is lifted here (only here; ``openclaw mcp`` keeps it).

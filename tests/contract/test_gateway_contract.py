@@ -173,7 +173,7 @@ async def _fast_sleep(seconds: float) -> None:
 @asynccontextmanager
 async def _unreachable_websockets() -> AsyncIterator[tuple[Gateway, GatewaySettings, str]]:
     with closed_port() as port:
-        gateway = WebsocketsGateway(InMemoryDeviceIdentityStore(), env={}, sleep=_fast_sleep)
+        gateway = WebsocketsGateway(InMemoryDeviceIdentityStore(), sleep=_fast_sleep)
         yield gateway, GatewaySettings(url=f"ws://127.0.0.1:{port}"), f"connect ECONNREFUSED 127.0.0.1:{port}"
 
 
@@ -192,7 +192,7 @@ async def websockets_harness(tmp_path: Path) -> AsyncIterator[Harness]:
 
         yield Harness(
             name="websockets",
-            gateway=WebsocketsGateway(store, env={}, sleep=_fast_sleep),
+            gateway=WebsocketsGateway(store, sleep=_fast_sleep),
             store=store,
             url=fake.url,
             token=TOKEN,
@@ -219,7 +219,7 @@ async def reference_harness(tmp_path: Path) -> AsyncIterator[Harness]:
     store = SqliteDeviceIdentityStore(tmp_path / "state" / "state" / "openclaw.sqlite")
     yield Harness(
         name="reference",
-        gateway=WebsocketsGateway(store, env={}),
+        gateway=WebsocketsGateway(store),
         store=store,
         url=REFERENCE_URL,
         token=REFERENCE_TOKEN,

@@ -878,7 +878,7 @@ async def open_operator(
         raise ValueError("the approver connection needs the bridge's device identity")
     settings = GatewaySettings(url=url, token=token, **_OPERATOR_SETTINGS[kind])
     store = InMemoryDeviceIdentityStore(identity)
-    gateway = WebsocketsGateway(store, env={})
+    gateway = WebsocketsGateway(store)
     holder: list[Operator] = []
 
     def on_event(event: GatewayEvent) -> None:

@@ -94,8 +94,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if reference is None:
         if running_under_ci():
             config.stash[_KEY] = (
-                "CI=true but the reference OpenClaw 2026.9.6 is not installed "
-                "(bash scripts/install_reference.sh)"
+                "CI=true but the reference OpenClaw 2026.9.6 is not installed (bash scripts/install_reference.sh)"
             )
         return
     token = f"contract-{secrets.token_hex(12)}"

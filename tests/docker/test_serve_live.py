@@ -506,7 +506,7 @@ async def runtime_call_with_operator(
 
     from openclaw_mcp.application.tool_boundary import ToolCallBlocked
     from openclaw_mcp.entrypoints.approvals import gateway_plugin_approvals
-    from openclaw_mcp.entrypoints.runtime_api import SessionMcpRuntime
+    from openclaw_mcp.entrypoints.runtime_api import RuntimeBoundary, RuntimeHost, RuntimePolicy, SessionMcpRuntime
 
     servers = {
         "docs": {
@@ -522,11 +522,9 @@ async def runtime_call_with_operator(
             gateway_plugin_approvals(url=gateway.url, token=gateway.token, env=env) as approvals,
             SessionMcpRuntime(
                 servers,
-                hooks=approval_hooks(),
-                approvals=approvals,
-                agent_id="main",
-                session_key=SESSION_KEY,
-                environ=env,
+                host=RuntimeHost(environ=env),
+                policy=RuntimePolicy(agent_id="main", session_key=SESSION_KEY),
+                boundary=RuntimeBoundary(hooks=approval_hooks(), approvals=approvals),
             ) as runtime,
         ):
             tools = {tool.name: tool for tool in await runtime.tools()}

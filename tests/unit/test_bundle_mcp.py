@@ -621,10 +621,11 @@ def test_read_json_object_reports_a_missing_file_as_path(tmp_path: Path) -> None
 
 
 def test_session_runtime_merges_bundle_servers_with_configured_ones_and_overrides() -> None:
-    from openclaw_mcp.entrypoints.runtime_api import SessionMcpRuntime
+    from openclaw_mcp.entrypoints.runtime_api import RuntimeBundle, SessionMcpRuntime
 
     runtime = SessionMcpRuntime(
-        _CONFIGURED, bundle=BundleMcpResult(_BUNDLE, {}), tool_overrides={"wd": True, "own": False}
+        _CONFIGURED,
+        bundle=RuntimeBundle(bundle=BundleMcpResult(_BUNDLE, {}), tool_overrides={"wd": True, "own": False}),
     )
     assert list(runtime.session.config.servers) == ["shared", "wd", "http", "inline", "bonly"]
     plain = SessionMcpRuntime({"b": {"command": "b"}, "a": {"command": "a", "enabled": False}})
@@ -635,7 +636,7 @@ def test_session_runtime_merges_bundle_servers_with_configured_ones_and_override
 async def test_an_agent_plugins_data_dir_is_created_when_its_server_first_connects(tmp_path: Path) -> None:
     import sys
 
-    from openclaw_mcp.entrypoints.runtime_api import SessionMcpRuntime
+    from openclaw_mcp.entrypoints.runtime_api import RuntimeBundle, RuntimeHost, SessionMcpRuntime
 
     server_script = Path(__file__).resolve().parents[1] / "fixtures" / "mcp_servers" / "env_server.py"
     data_dir = tmp_path / "state" / "plugin-data" / "agent-d"
@@ -647,7 +648,7 @@ async def test_an_agent_plugins_data_dir_is_created_when_its_server_first_connec
         {"agent": str(data_dir), "other": str(tmp_path / "never")},
         (("agent-d", 'invalid MCP server "x" in mcp.json: unsupported type: http'),),
     )
-    runtime = SessionMcpRuntime(replaced, bundle=loaded, warn=warnings.append)
+    runtime = SessionMcpRuntime(replaced, host=RuntimeHost(warn=warnings.append), bundle=RuntimeBundle(bundle=loaded))
     assert warnings == ['agent-d: invalid MCP server "x" in mcp.json: unsupported type: http']
     assert runtime.session.config.plugin_data_dirs == {"agent": str(data_dir)}
     assert not data_dir.exists()

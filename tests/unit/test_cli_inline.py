@@ -20,6 +20,7 @@ from openclaw_mcp.entrypoints import composition
 from openclaw_mcp.entrypoints.cli.argv import Parsed, parse
 from openclaw_mcp.entrypoints.cli.commands import runs_inline
 from openclaw_mcp.entrypoints.cli.inline import InlineSuspended, run_inline
+from openclaw_mcp.entrypoints.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 FORBIDDEN = ("asyncio", "anyio", "mcp", "pydantic", "dependency_injector", "sniffio")
@@ -111,7 +112,7 @@ def _typed(argv: list[str]) -> Any:
 
 
 def test_runs_inline_only_for_commands_that_neither_connect_nor_lease(state: Path) -> None:
-    env = _env(state)
+    env = Settings.from_environ(_env(state))
     for argv in (["list"], ["show"], ["status"], ["reload"], ["set", "a", "{}"], ["unset", "a"], ["tools", "a"]):
         assert runs_inline(_typed(argv), env), argv
     assert runs_inline(_typed(["configure", "a"]), env)
@@ -128,8 +129,8 @@ def test_inline_composition_refuses_to_skip_the_lifecycle_lease(state: Path) -> 
     (state / "state").mkdir()
     (state / "state" / "openclaw.sqlite").write_bytes(b"")
     with pytest.raises(RuntimeError, match="lifecycle lease needs an event loop"):
-        composition.registry(_env(state), print, inline=True)
-    composition.registry(_env(state), print, inline=True, lifecycle=False)
+        composition.registry(Settings.from_environ(_env(state)), print, inline=True)
+    composition.registry(Settings.from_environ(_env(state)), print, inline=True, lifecycle=False)
 
 
 # --- the driver ----------------------------------------------------------------------------------------
@@ -191,12 +192,13 @@ def test_lock_waits_block_instead_of_suspending(tmp_path: Path) -> None:
 def test_composition_builds_the_registry_from_the_environment(state: Path) -> None:
     import time
 
-    env = {**_env(state), "OPENCLAW_INCLUDE_ROOTS": str(state / "shared")}
-    assert composition.config_store(env).path == str(state / "openclaw.json")
-    assert composition.state_db_path(env) == str(state / "state" / "openclaw.sqlite")
-    assert composition.lifecycle_leases(env) is None
-    assert composition.registry(env, print).path == str(state / "openclaw.json")
+    settings = Settings.from_environ({**_env(state), "OPENCLAW_INCLUDE_ROOTS": str(state / "shared")})
+    assert composition.config_store(settings).path == str(state / "openclaw.json")
+    assert settings.state_db_path == str(state / "state" / "openclaw.sqlite")
+    assert settings.include_roots == (str(state / "shared"),)
+    assert composition.lifecycle_leases(settings) is None
+    assert composition.registry(settings, print).path == str(state / "openclaw.json")
     assert abs(composition.clock().now_ms() - time.time() * 1000) < 5_000
     (state / "state").mkdir()
     (state / "state" / "openclaw.sqlite").write_bytes(b"")
-    assert composition.lifecycle_leases(env) is not None
+    assert composition.lifecycle_leases(settings) is not None

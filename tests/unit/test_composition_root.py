@@ -1,5 +1,7 @@
-"""One composition root: adapters are constructed in ``entrypoints/containers.py`` only, and every entrypoint
-that starts a process takes them from the container (static checks over the source tree)."""
+"""One composition root: adapters — their classes and their factory functions — are constructed in
+``entrypoints/composition.py`` only (the container wires its factories and constructs nothing), no adapter takes the
+environment mapping, and every entrypoint that starts a process takes its adapters from the container (static checks
+over the source tree)."""
 
 from __future__ import annotations
 
@@ -12,8 +14,8 @@ ROOT = Path(__file__).resolve().parents[2] / "openclaw_mcp"
 PACKAGES = ("jscompat", "domain", "application", "adapters", "entrypoints")
 CONTAINER = "entrypoints/containers.py"
 COMPOSITION = "entrypoints/composition.py"
-"""The container's dependency-free factories: the registry CLI calls them directly (importing
-dependency-injector costs more than the CLI's start-up budget), the container's providers call them too."""
+"""The composition root: the registry CLI calls its factories directly (importing dependency-injector costs more
+than the CLI's start-up budget), the container's providers call them too."""
 REGISTRY_CLI = ("entrypoints/cli/",)
 """The registry CLI takes its adapters from :data:`COMPOSITION` instead of the container (same reason)."""
 
@@ -47,17 +49,71 @@ def _called_name(call: ast.Call) -> str | None:
     return None
 
 
-def test_adapters_are_constructed_only_by_the_container() -> None:
+def adapter_factories(classes: set[str]) -> set[str]:
+    """The public module-level functions of ``adapters/`` that return an adapter (their return annotation names
+    an adapter class, e.g. ``AbstractAsyncContextManager[OAuthCallbackListener]``)."""
+    return {
+        node.name
+        for _, tree in _modules("adapters")
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and not node.name.startswith("_")
+        and node.returns is not None
+        and any(isinstance(part, ast.Name) and part.id in classes for part in ast.walk(node.returns))
+    }
+
+
+def test_adapters_are_constructed_only_by_the_composition_root() -> None:
     classes = adapter_classes()
     assert {"SystemClock", "FileConfigStore", "WebsocketsGateway", "HttpMcpConnector"} <= classes
+    factories = adapter_factories(classes)
+    assert "oauth_callback_listener" in factories
     offenders = [
         f"{path}:{node.lineno}: {_called_name(node)}()"
         for path, tree in _modules(*PACKAGES)
-        if not path.startswith("adapters/") and path not in (CONTAINER, COMPOSITION)
+        if not path.startswith("adapters/") and path != COMPOSITION
         for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and _called_name(node) in classes
+        if isinstance(node, ast.Call) and _called_name(node) in classes | factories
     ]
     assert offenders == []
+
+
+_ENVIRONMENT_NAMES = frozenset({"env", "environ", "environment", "os_environ"})
+
+
+def test_no_adapter_takes_the_environment_mapping() -> None:
+    """Adapters receive paths and values (``entrypoints.settings.Settings`` resolves the environment once)."""
+    classes = adapter_classes()
+    offenders = []
+    for path, tree in _modules("adapters"):
+        for node in tree.body:
+            functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+            if isinstance(node, ast.ClassDef) and node.name in classes:
+                functions = [
+                    item for item in node.body if isinstance(item, ast.FunctionDef) and item.name == "__init__"
+                ]
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and not node.name.startswith("_"):
+                functions = [node]
+            for function in functions:
+                names = {arg.arg for arg in [*function.args.args, *function.args.kwonlyargs]}
+                if names & _ENVIRONMENT_NAMES:
+                    offenders.append(f"{path}:{function.lineno}: {getattr(node, 'name', '')}")
+    assert offenders == []
+
+
+def test_the_container_constructs_nothing_of_its_own() -> None:
+    """Every provider of the container wires a factory of the composition root."""
+    trees = dict(_modules("entrypoints"))
+    classes = adapter_classes()
+    container = trees[CONTAINER]
+    calls = [node for node in ast.walk(container) if isinstance(node, ast.Call)]
+    assert not [ast.unparse(call) for call in calls if _called_name(call) in classes]
+    imported = {
+        node.module
+        for node in ast.walk(container)
+        if isinstance(node, ast.ImportFrom) and node.module and ".adapters" in node.module
+    }
+    assert imported == set()
 
 
 def _starts_a_process(tree: ast.Module) -> bool:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_mcp.adapters.filesystem import paths
-from openclaw_mcp.adapters.filesystem.paths import (
+from openclaw_mcp.entrypoints import paths
+from openclaw_mcp.entrypoints.paths import (
     resolve_config_path,
     resolve_home,
     resolve_state_db_path,

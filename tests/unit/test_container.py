@@ -1,8 +1,7 @@
 """The dependency-injector container resolves every provider (entry-point smoke test)."""
 
+from dataclasses import replace
 from pathlib import Path
-
-from dependency_injector import providers
 
 from openclaw_mcp.adapters.clock import SystemClock
 from openclaw_mcp.adapters.memory import InMemoryConfigStore
@@ -10,6 +9,7 @@ from openclaw_mcp.application.registry import Registry
 from openclaw_mcp.domain.transport import HttpConfig, resolve_transport
 from openclaw_mcp.entrypoints.containers import Container, create_container
 from openclaw_mcp.entrypoints.oauth import oauth_server
+from openclaw_mcp.entrypoints.settings import Settings
 
 CALL_ARGUMENTS = {
     "oauth_protocol": lambda: ((), {"url": "https://mcp.example/mcp"}),
@@ -21,14 +21,7 @@ CALL_ARGUMENTS = {
 
 
 def test_container_resolves_every_provider(tmp_path: Path) -> None:
-    container = Container(env=providers.Object({}))
-    container.config.from_dict(
-        {
-            "config_path": str(tmp_path / "openclaw.json"),
-            "state_db_path": str(tmp_path / "state" / "openclaw.sqlite"),
-            "include_roots": [],
-        }
-    )
+    container = Container(settings=Settings.from_environ({"OPENCLAW_STATE_DIR": str(tmp_path)}))
     container.check_dependencies()
     for name, provider in container.providers.items():
         if name == "elicitation":  # no handler by default (servers' requests are refused)
@@ -42,10 +35,11 @@ def test_container_resolves_every_provider(tmp_path: Path) -> None:
 def test_create_container_derives_the_paths_from_the_environment(tmp_path: Path) -> None:
     env = {"OPENCLAW_STATE_DIR": str(tmp_path / "state"), "HOME": str(tmp_path / "home")}
     container = create_container(env)
-    assert container.env() is env
-    assert container.config.config_path() == str(tmp_path / "state" / "openclaw.json")
-    assert container.config.state_db_path() == str(tmp_path / "state" / "state" / "openclaw.sqlite")
-    assert create_container(env, state_db_path="/x/db").config.state_db_path() == "/x/db"
+    assert container.environ() is env
+    assert container.settings().config_path == str(tmp_path / "state" / "openclaw.json")
+    assert container.state_db_path() == str(tmp_path / "state" / "state" / "openclaw.sqlite")
+    settings = replace(Settings.from_environ(env), state_db_path="/x/db")
+    assert create_container(settings).state_db_path() == "/x/db"
 
 
 def test_one_clock_is_shared_by_the_adapters(tmp_path: Path) -> None:
@@ -57,8 +51,7 @@ def test_one_clock_is_shared_by_the_adapters(tmp_path: Path) -> None:
 
 
 def test_a_provider_can_be_overridden_with_the_in_memory_adapter() -> None:
-    container = Container(env=providers.Object({}))
-    container.config.from_dict({"config_path": "/x/openclaw.json", "state_db_path": "/x/db", "include_roots": []})
+    container = Container(settings=Settings.from_environ({"OPENCLAW_CONFIG_PATH": "/x/openclaw.json", "HOME": "/x"}))
     memory = InMemoryConfigStore()
     with container.config_store.override(memory):
         assert container.registry().path == "/memory/openclaw.json"

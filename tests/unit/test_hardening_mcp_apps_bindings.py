@@ -20,6 +20,7 @@ import pytest
 from openclaw_mcp.application.mcp_apps import AppViews
 from openclaw_mcp.domain.mcp_apps import VIEW_EXPIRED_CODE, VIEW_EXPIRED_MESSAGE, AppViewError
 from openclaw_mcp.entrypoints import composition
+from openclaw_mcp.entrypoints.settings import Settings
 from openclaw_mcp.entrypoints.ui.apps import AppsHost, AppsProblem
 
 pytestmark = pytest.mark.asyncio
@@ -84,11 +85,12 @@ def setup(tmp_path: Path) -> Setup:
 
 @asynccontextmanager
 async def hosted(setup: Setup, poll_seconds: float = 3600.0) -> AsyncIterator[AppsHost]:
-    registry = composition.registry(setup.env, setup.warnings.append)
+    settings = Settings.from_environ(setup.env)
+    registry = composition.registry(settings, setup.warnings.append)
     views = AppViews(composition.clock(), warn=setup.warnings.append)
     host = AppsHost(
         registry,
-        setup.env,
+        settings,
         sandbox_base="http://localhost:9",
         sandbox_port=9,
         sandbox_origin=None,

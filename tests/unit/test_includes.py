@@ -9,17 +9,21 @@ import os
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
-from openclaw_mcp.adapters.filesystem.includes import FileIncludeLoader, include_roots
+from openclaw_mcp.adapters.filesystem.includes import FileIncludeLoader
+from openclaw_mcp.application.config_includes import IncludeAnswers, run_walk
 from openclaw_mcp.domain.includes import (
     IncludeError,
     IncludeResolution,
     deep_merge,
     dotted_path,
     has_include_directive,
+    include_walk,
     resolve_includes,
 )
+from openclaw_mcp.entrypoints.settings import include_roots
 from openclaw_mcp.jscompat.jsjson import js_dumps, js_order
 
 CFG = "/cfg/openclaw.json"
@@ -47,7 +51,8 @@ class DictLoader:
 
 
 def resolve(document: Any, files: dict[str, Any]) -> IncludeResolution:
-    return resolve_includes(document, CFG, DictLoader(files))
+    loader = DictLoader(files)
+    return resolve_includes(document, CFG, loader.resolve, loader.load)
 
 
 def error_of(document: Any, files: dict[str, Any]) -> str:
@@ -62,7 +67,7 @@ def error_of(document: Any, files: dict[str, Any]) -> str:
 def test_a_document_without_directives_is_returned_unchanged_without_loading() -> None:
     document = {"mcp": {"servers": {"a": {"command": "x", "args": ["$include"]}}}}
     loader = DictLoader({})
-    resolution = resolve_includes(document, CFG, loader)
+    resolution = resolve_includes(document, CFG, loader.resolve, loader.load)
     assert resolution.document is document
     assert resolution.sites == ()
     assert loader.calls == []
@@ -117,7 +122,7 @@ def test_a_nested_include_is_resolved_relative_to_its_including_file() -> None:
             "/cfg/sub/b.json": {"mcp": {"servers": {"b": {"command": "b"}}}},
         }
     )
-    resolution = resolve_includes({"$include": "./sub/a.json"}, CFG, loader)
+    resolution = resolve_includes({"$include": "./sub/a.json"}, CFG, loader.resolve, loader.load)
     # Observed order in `mcp list --json`: b (included) before a (sibling).
     assert list(resolution.document["mcp"]["servers"]) == ["b", "a"]
     assert ("resolve", "./b.json", "/cfg/sub/a.json") in loader.calls
@@ -338,7 +343,8 @@ def write(path: Path, text: str) -> Path:
 
 
 def fs_resolve(config: Path, document: Any, roots: tuple[str, ...] = ()) -> IncludeResolution:
-    return resolve_includes(document, str(config), FileIncludeLoader(str(config), roots))
+    answers = IncludeAnswers(FileIncludeLoader(str(config), roots))  # reads in worker threads
+    return anyio.run(run_walk, include_walk(document, str(config)), answers)
 
 
 def fs_error(config: Path, document: Any, roots: tuple[str, ...] = ()) -> str:

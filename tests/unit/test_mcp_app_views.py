@@ -14,7 +14,7 @@ import pytest
 
 from openclaw_mcp.application.mcp_apps import AppViews
 from openclaw_mcp.domain.mcp_apps import APP_MIME_TYPE, AppViewError, LeaseLimits
-from openclaw_mcp.entrypoints.runtime_api import SessionMcpRuntime
+from openclaw_mcp.entrypoints.runtime_api import RuntimeApps, RuntimePolicy, SessionMcpRuntime
 
 pytestmark = pytest.mark.asyncio
 
@@ -43,7 +43,7 @@ async def test_the_capability_is_sent_only_when_apps_are_enabled(tmp_path: Path)
     for enabled in (True, False):
         log = tmp_path / f"{enabled}.jsonl"
         with anyio.fail_after(30):
-            async with SessionMcpRuntime({"clock": app_server(log)}, mcp_apps_enabled=enabled) as runtime:
+            async with SessionMcpRuntime({"clock": app_server(log)}, apps=RuntimeApps(enabled=enabled)) as runtime:
                 await runtime.tools()
         capabilities = logged(log, "initialize")[0]["params"]["capabilities"]
         if enabled:
@@ -56,14 +56,14 @@ async def test_the_config_switch_turns_apps_on(tmp_path: Path) -> None:
     log = tmp_path / "log.jsonl"
     config = {"mcp": {"apps": {"enabled": True}}}
     with anyio.fail_after(30):
-        async with SessionMcpRuntime({"clock": app_server(log)}, config=config) as runtime:
+        async with SessionMcpRuntime({"clock": app_server(log)}, policy=RuntimePolicy(config=config)) as runtime:
             await runtime.tools()
     assert logged(log, "initialize")[0]["params"]["capabilities"]["extensions"] == CAPABILITY
 
 
 async def test_app_only_tools_stay_out_of_the_model_list(tmp_path: Path) -> None:
     with anyio.fail_after(30):
-        async with SessionMcpRuntime({"clock": app_server(tmp_path / "l")}, mcp_apps_enabled=True) as runtime:
+        async with SessionMcpRuntime({"clock": app_server(tmp_path / "l")}, apps=RuntimeApps(enabled=True)) as runtime:
             names = sorted(tool.name for tool in await runtime.tools())
     assert names == ["clock__resources_list", "clock__resources_read", "clock__secret-admin", "clock__show-clock"]
 
@@ -72,7 +72,9 @@ async def test_a_tool_with_a_view_returns_the_bounded_descriptor_and_the_view_is
     views = AppViews(FakeClock())
     with anyio.fail_after(30):
         async with SessionMcpRuntime(
-            {"clock": app_server(tmp_path / "l")}, mcp_apps_enabled=True, app_views=views, session_key="agent:main:x"
+            {"clock": app_server(tmp_path / "l")},
+            policy=RuntimePolicy(session_key="agent:main:x"),
+            apps=RuntimeApps(enabled=True, views=views),
         ) as runtime:
             tool = next(tool for tool in await runtime.tools() if tool.name == "clock__show-clock")
             result = await tool.execute({}, tool_call_id="call-1")
@@ -138,7 +140,7 @@ async def test_a_refused_resource_only_warns_and_the_result_stays(tmp_path: Path
     views = AppViews(FakeClock(), warn=warnings.append)
     with anyio.fail_after(30):
         async with SessionMcpRuntime(
-            {"clock": app_server(tmp_path / "l", flag)}, mcp_apps_enabled=True, app_views=views
+            {"clock": app_server(tmp_path / "l", flag)}, apps=RuntimeApps(enabled=True, views=views)
         ) as runtime:
             tool = next(tool for tool in await runtime.tools() if tool.name == "clock__show-clock")
             result = await tool.execute({})
@@ -153,7 +155,7 @@ async def test_expiry_and_the_rate_limit(tmp_path: Path) -> None:
     views = AppViews(clock, limits=LeaseLimits(ttl_ms=2000))
     with anyio.fail_after(60):
         async with SessionMcpRuntime(
-            {"clock": app_server(tmp_path / "l")}, mcp_apps_enabled=True, app_views=views
+            {"clock": app_server(tmp_path / "l")}, apps=RuntimeApps(enabled=True, views=views)
         ) as runtime:
             tool = next(tool for tool in await runtime.tools() if tool.name == "clock__show-clock")
             view_id = (await tool.execute({})).details["mcpAppPreview"]["mcpApp"]["viewId"]

@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 
-from openclaw_mcp.entrypoints.runtime_api import SessionMcpRuntime
+from openclaw_mcp.entrypoints.runtime_api import RuntimeHost, SessionMcpRuntime
 
 pytestmark = pytest.mark.asyncio
 
@@ -26,7 +26,7 @@ async def test_tricky_names_from_two_servers_become_safe_unique_prefixed_names()
     servers = {"Tricky": stdio("tricky_names_server.py"), "tricky": stdio("tricky_names_server.py")}
     warnings: list[str] = []
     with anyio.fail_after(30):
-        async with SessionMcpRuntime(servers, warn=warnings.append) as runtime:
+        async with SessionMcpRuntime(servers, host=RuntimeHost(warn=warnings.append)) as runtime:
             names = [tool.name for tool in await runtime.tools()]
     assert len(names) == len(set(n.lower() for n in names))  # unique, case-insensitively
     assert all(len(n) <= 64 and n.replace("_", "").replace("-", "").isalnum() and n.isascii() for n in names)
@@ -48,7 +48,9 @@ async def test_blocked_env_keys_never_reach_the_child_and_credentials_do() -> No
     host = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/tmp", "SECRET_HOST_VAR": "leak", "LANG": "C"}
     warnings: list[str] = []
     with anyio.fail_after(30):
-        async with SessionMcpRuntime({"e": stdio("env_server.py", env=env)}, environ=host, warn=warnings.append) as rt:
+        async with SessionMcpRuntime(
+            {"e": stdio("env_server.py", env=env)}, host=RuntimeHost(environ=host, warn=warnings.append)
+        ) as rt:
             tools = {tool.name: tool for tool in await rt.tools()}
             result = await tools["e__env"].execute({})
     child = json.loads(result.content[0]["text"])
@@ -90,7 +92,7 @@ async def test_a_crashing_and_a_hanging_server_become_diagnostics_beside_a_healt
     }
     warnings: list[str] = []
     with anyio.fail_after(30):
-        async with SessionMcpRuntime(servers, warn=warnings.append) as runtime:
+        async with SessionMcpRuntime(servers, host=RuntimeHost(warn=warnings.append)) as runtime:
             catalog = await runtime.session.get_catalog()
     assert list(catalog.servers) == ["good"]
     messages = {d.server_name: d.message for d in catalog.diagnostics or ()}
@@ -129,7 +131,7 @@ async def test_the_connectors_come_from_the_container_and_can_be_overridden() ->
     from mcp.server.mcpserver import MCPServer
 
     from openclaw_mcp.adapters.memory.mcp_connector import InMemoryMcpConnector
-    from openclaw_mcp.entrypoints.runtime_api import runtime_container
+    from openclaw_mcp.entrypoints.runtime_api import RuntimeHost, runtime_container
 
     app = MCPServer("adder")
 
@@ -140,7 +142,9 @@ async def test_the_connectors_come_from_the_container_and_can_be_overridden() ->
     container = runtime_container({"PATH": os.environ.get("PATH", "")})
     container.stdio_connector.override(InMemoryMcpConnector({"adder": app}))
     with anyio.fail_after(30):
-        async with SessionMcpRuntime({"adder": {"command": "in-memory"}}, container=container) as runtime:
+        async with SessionMcpRuntime(
+            {"adder": {"command": "in-memory"}}, host=RuntimeHost(container=container)
+        ) as runtime:
             tools = {tool.name: tool for tool in await runtime.tools()}
             result = await tools["adder__add"].execute({"a": 2, "b": 3})
     assert result.details["mcpServer"] == "adder" and '"result": 5' in result.content[0]["text"]

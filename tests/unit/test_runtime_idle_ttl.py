@@ -350,7 +350,7 @@ async def test_a_vetoed_call_does_not_refresh_last_use_but_materialising_and_exe
     from mcp.server.mcpserver import MCPServer
 
     from openclaw_mcp.adapters.memory.mcp_connector import InMemoryMcpConnector
-    from openclaw_mcp.entrypoints.runtime_api import SessionMcpRuntime, runtime_container
+    from openclaw_mcp.entrypoints.runtime_api import RuntimeBoundary, RuntimeHost, SessionMcpRuntime, runtime_container
 
     app = MCPServer("adder")
 
@@ -365,7 +365,11 @@ async def test_a_vetoed_call_does_not_refresh_last_use_but_materialising_and_exe
     hooks = HookRegistry()
     hooks.on("before_tool_call", lambda e, c: {"block": True} if e["params"].get("a") == 0 else None, plugin_id="g")
     with anyio.fail_after(30):
-        async with SessionMcpRuntime({"adder": {"command": "in-memory"}}, container=container, hooks=hooks) as rt:
+        async with SessionMcpRuntime(
+            {"adder": {"command": "in-memory"}},
+            host=RuntimeHost(container=container),
+            boundary=RuntimeBoundary(hooks=hooks),
+        ) as rt:
             clock.advance(1000)
             tools = {tool.name: tool for tool in await rt.tools()}
             assert rt.session.last_used_at == clock.now
@@ -404,7 +408,7 @@ async def _server_pid(runtime: SessionRuntime) -> int:
 
 async def test_an_evicted_stdio_server_process_is_gone_and_the_next_acquisition_spawns_a_new_one() -> None:
     services = RuntimeServices(
-        connector=StdioMcpConnector(environ={"PATH": os.environ.get("PATH", "")}),
+        connector=StdioMcpConnector(inherited={"PATH": os.environ.get("PATH", "")}),
         clock=SystemClock(),
         warn=lambda _text: None,
     )

@@ -14,7 +14,7 @@ import pytest
 
 from openclaw_mcp.application.tool_boundary import HookRegistry, ToolCallBlocked
 from openclaw_mcp.domain.tool_policy import PolicyTool
-from openclaw_mcp.entrypoints.runtime_api import SessionMcpRuntime
+from openclaw_mcp.entrypoints.runtime_api import RuntimeBoundary, RuntimePolicy, SessionMcpRuntime
 
 pytestmark = pytest.mark.asyncio
 
@@ -49,7 +49,8 @@ def calls(path: Path) -> list[dict[str, Any]]:
 
 async def tool_names(tmp_path: Path, config: dict[str, Any], **kwargs: Any) -> list[str]:
     with anyio.fail_after(30):
-        async with SessionMcpRuntime(servers(tmp_path), config=config, other_tools=CORE, **kwargs) as runtime:
+        policy = RuntimePolicy(config=config, other_tools=CORE, **kwargs)
+        async with SessionMcpRuntime(servers(tmp_path), policy=policy) as runtime:
             return [tool.name for tool in await runtime.tools()]
 
 
@@ -142,7 +143,9 @@ async def run_call(
 ) -> tuple[Any, SessionMcpRuntime]:
     with anyio.fail_after(30):
         async with SessionMcpRuntime(
-            servers(tmp_path), hooks=hooks, agent_id="main", session_key="agent:main:main", **kwargs
+            servers(tmp_path),
+            policy=RuntimePolicy(agent_id="main", session_key="agent:main:main", **kwargs),
+            boundary=RuntimeBoundary(hooks=hooks),
         ) as runtime:
             tools = {t.name: t for t in await runtime.tools()}
             try:
@@ -209,7 +212,7 @@ async def test_a_vetoed_call_does_not_count_as_use_and_an_executed_one_does(tmp_
     hooks = HookRegistry()
     hooks.on("before_tool_call", lambda e, c: {"block": True} if e["params"].get("stop") else None, plugin_id="g")
     with anyio.fail_after(30):
-        async with SessionMcpRuntime(servers(tmp_path), hooks=hooks) as runtime:
+        async with SessionMcpRuntime(servers(tmp_path), boundary=RuntimeBoundary(hooks=hooks)) as runtime:
             tools = {t.name: t for t in await runtime.tools()}
             before = runtime.session.last_used_at
             await anyio.sleep(0.01)

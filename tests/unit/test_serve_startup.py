@@ -95,7 +95,7 @@ async def test_the_bridge_is_built_by_the_first_message_that_needs_it() -> None:
 async def test_the_config_guard_of_a_missing_file_matches_the_loader(tmp_path: Path, exists: bool) -> None:
     env = serve_env(tmp_path)
     container = create_container(env)
-    path = container.config.config_path()
+    path = container.settings().config_path
     if exists:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_text("{}\n", encoding="utf-8")

@@ -20,7 +20,7 @@ import pytest
 from openclaw_mcp.adapters.stdio import StdioMcpConnector
 from openclaw_mcp.adapters.stdio._framing import LineFramer, ReadBufferOverflow
 from openclaw_mcp.adapters.stdio.connector import child_environment
-from openclaw_mcp.adapters.stdio.process import group_alive, oom_adjust_enabled
+from openclaw_mcp.adapters.stdio.process import group_alive
 from openclaw_mcp.adapters.stdio.stderr import StderrLineLogger, utf8_suffix
 from openclaw_mcp.application.ports.mcp import (
     ConnectionClosed,
@@ -33,6 +33,7 @@ from openclaw_mcp.application.ports.mcp import (
     McpTimeout,
 )
 from openclaw_mcp.domain.transport import HttpConfig, StdioConfig, resolve_transport
+from openclaw_mcp.entrypoints.settings import Settings, oom_adjust_enabled
 
 SERVERS = Path(__file__).resolve().parents[1] / "fixtures" / "mcp_servers"
 LINUX = sys.platform.startswith("linux")
@@ -101,7 +102,8 @@ async def connected(
     config: StdioConfig, *, name: str = "probe", environ: dict[str, str] | None = None
 ) -> AsyncIterator[tuple[McpConnection, Recorder]]:
     recorder = Recorder()
-    connector = StdioMcpConnector(environ=environ)
+    settings = Settings.from_environ(os.environ if environ is None else environ)
+    connector = StdioMcpConnector(inherited=environ, raise_oom_score=settings.oom_adjust)
     async with connector.connect(name, config, on_event=recorder.events.append, log=recorder.logs.append) as connection:
         yield connection, recorder
 

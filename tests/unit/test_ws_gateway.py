@@ -35,7 +35,6 @@ from openclaw_mcp.adapters.ws._frames import (
     request_error,
 )
 from openclaw_mcp.adapters.ws._handshake import (
-    challenge_timeout_ms,
     device_payload_v3,
     parse_challenge,
     parse_hello,
@@ -55,6 +54,7 @@ from openclaw_mcp.application.ports.gateway import (
     GatewayStopped,
     GatewayTimeout,
 )
+from openclaw_mcp.entrypoints.settings import challenge_timeout_ms, preauth_handshake_timeout_ms
 from openclaw_mcp.jscompat.undefined import UNDEFINED
 from tests.fixtures.fake_gateway import (
     DEVICE_TOKEN_MISMATCH,
@@ -104,7 +104,8 @@ async def running(
 ) -> AsyncIterator[WebsocketsGatewayConnection]:
     gateway = WebsocketsGateway(
         store if store is not None else InMemoryDeviceIdentityStore(),
-        env=env or {},
+        open_timeout_ms=preauth_handshake_timeout_ms(env or {}),
+        challenge_timeout_ms=challenge_timeout_ms(env or {}),
         platform=platform,
         sleep=probe.sleep,
         tick_watch_min_interval_ms=settings.pop("tick_watch_min_interval_ms", 1_000),
@@ -995,7 +996,7 @@ async def test_an_event_callback_failure_is_logged_and_the_connection_carries_on
     with anyio.fail_after(5):
         async with FakeGateway() as fake:
             fake.handle("health", lambda params: {})
-            gateway = WebsocketsGateway(InMemoryDeviceIdentityStore(), env={}, platform="linux")
+            gateway = WebsocketsGateway(InMemoryDeviceIdentityStore(), platform="linux")
             settings = GatewaySettings(url=fake.url, token=CONNECTED)
             async with gateway.connect(settings, on_event=on_event, log=logs.append) as connection:
                 await connection.wait_ready()

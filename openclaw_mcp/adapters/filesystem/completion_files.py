@@ -7,18 +7,10 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Mapping
 
 from openclaw_mcp.adapters.filesystem._atomic import remove_quietly, temp_name, write_new_file
-from openclaw_mcp.adapters.filesystem.paths import resolve_state_dir
 
-__all__ = ["completions_dir", "exists", "os_home", "read_text", "write_profile", "write_script"]
-
-
-def completions_dir(env: Mapping[str, str]) -> str:
-    """``<state dir>/completions`` (``OPENCLAW_STATE_DIR``, else ``~/.openclaw``). Raises ``ConfigStoreError``
-    when no home directory can be found."""
-    return os.path.join(resolve_state_dir(env), "completions")
+__all__ = ["exists", "os_home", "read_text", "write_profile", "write_script"]
 
 
 def os_home() -> str:

@@ -293,6 +293,7 @@ class FileConfigStore:
             stale_after=lock_stale_after,
         )
         self._rng = rng  # created on the first edit when not given (reads never need it)
+        self._inline = inline
         self._sleep: Sleep | None = blocking_sleep if inline else None
         # Serialises this store's own edits (tasks of one process) before they reach the file lock.
         self._local: AbstractAsyncContextManager[object] = nullcontext() if inline else _task_lock()
@@ -336,7 +337,7 @@ class FileConfigStore:
 
     def include_loader(self) -> FileIncludeLoader:
         """Loads ``$include`` files relative to the config, confined to its directory and ``include_roots``."""
-        return FileIncludeLoader(self._path, self._include_roots)
+        return FileIncludeLoader(self._path, self._include_roots, inline=self._inline)
 
     @asynccontextmanager
     async def edit(self) -> AsyncIterator[ConfigEdit]:

@@ -5,15 +5,20 @@ What the reference (``src/config/includes.ts``) checks, in its order, with its m
 1. ``resolve``: no NUL byte; the directive and the resolved path shorter than 4096 UTF-16 units; relative
    paths are taken from the including file's directory (Node ``path.resolve``/``path.normalize``
    semantics); the path must lie inside the config directory or one of the allowed roots
-   (``OPENCLAW_INCLUDE_ROOTS``, see :func:`include_roots`); when it exists, its real path (symlinks
-   followed) must lie inside the real path of one of those directories. A missing file passes here and
-   fails in ``load``.
+   (``OPENCLAW_INCLUDE_ROOTS``, resolved at the entry: ``entrypoints.settings.include_roots``); when it
+   exists, its real path (symlinks followed) must lie inside the real path of one of those directories. A
+   missing file passes here and fails in ``load``.
 2. ``load``: a regular file with one link, at most 2 MiB, whose real path stays inside the root it was
    admitted under; read as UTF-8 (invalid bytes become U+FFFD) and parsed as JSON5.
 
 Every failure is a domain ``IncludeError``; the texts name the directive as written (``./a.json``) and,
 where the reference does, the resolved path. The config root in the escape messages is the config file's
 directory as given (not its real path).
+
+The checks and reads are blocking system calls: ``resolve`` and ``load`` run them in a worker thread
+(``anyio.to_thread.run_sync``), so the event loop keeps running. With ``inline=True`` (a one-task process
+driving the coroutines without an event loop, see ``entrypoints.cli.inline``) they run directly and never
+suspend; anyio is then never imported.
 """
 
 from __future__ import annotations
@@ -21,24 +26,23 @@ from __future__ import annotations
 import errno
 import os
 import posixpath
-import re
 import stat
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from openclaw_mcp.domain.includes import IncludeError
 from openclaw_mcp.jscompat.text import utf16_len
 
 if TYPE_CHECKING:
-    from openclaw_mcp.domain.includes import IncludeLoader
+    from openclaw_mcp.application.ports.config import IncludeLoader
 
-__all__ = ["MAX_INCLUDE_FILE_BYTES", "MAX_INCLUDE_PATH_LENGTH", "FileIncludeLoader", "include_roots"]
+__all__ = ["MAX_INCLUDE_FILE_BYTES", "MAX_INCLUDE_PATH_LENGTH", "FileIncludeLoader"]
 
 MAX_INCLUDE_FILE_BYTES = 2 * 1024 * 1024
 MAX_INCLUDE_PATH_LENGTH = 4096
 _MISSING = frozenset({errno.ENOENT, errno.ENOTDIR})
-_TILDE = re.compile(r"^~(?=$|[\\/])")
 _POSIX = os.sep == "/"
+T = TypeVar("T")
 
 
 def _normalize(path: str) -> str:
@@ -96,37 +100,10 @@ def _safe_realpath(path: str) -> str:
         return path
 
 
-def include_roots(env: Mapping[str, str]) -> list[str]:
-    """The extra include roots: ``OPENCLAW_INCLUDE_ROOTS`` trimmed and split on ``os.pathsep`` (``:`` on
-    POSIX), each entry trimmed, blank ones skipped, a leading ``~`` expanded to the OpenClaw home, made
-    absolute; duplicates dropped. Unset or blank: none."""
-    raw = (env.get("OPENCLAW_INCLUDE_ROOTS") or "").strip()
-    if not raw:
-        return []
-    roots: list[str] = []
-    for entry in raw.split(os.pathsep):
-        trimmed = entry.strip()
-        if not trimmed:
-            continue
-        if trimmed.startswith("~"):
-            from openclaw_mcp.adapters.filesystem.paths import resolve_home
-
-            if _TILDE.match(trimmed):
-                trimmed = resolve_home(env) + trimmed[1:]
-        if not _POSIX:
-            resolved = os.path.abspath(trimmed)
-        elif trimmed.startswith("/"):
-            resolved = _resolve("/", trimmed)
-        else:
-            resolved = _resolve(os.getcwd(), trimmed)
-        if os.path.isabs(resolved) and resolved not in roots:
-            roots.append(resolved)
-    return roots
-
-
 class FileIncludeLoader:
     """Loads the include files of the config at ``config_path`` (absolute), admitting paths inside its
-    directory and inside ``allowed_roots`` (absolute paths; others are ignored)."""
+    directory and inside ``allowed_roots`` (absolute paths; others are ignored). ``inline``: see the module
+    docstring."""
 
     def __init__(
         self,
@@ -134,12 +111,28 @@ class FileIncludeLoader:
         allowed_roots: Sequence[str] = (),
         *,
         max_bytes: int = MAX_INCLUDE_FILE_BYTES,
+        inline: bool = False,
     ) -> None:
         self._config_dir = _normalize(os.path.dirname(config_path))
         self._allowed = [_normalize(root) for root in allowed_roots if root and os.path.isabs(root)]
         self._max_bytes = max_bytes
         self._real_roots: list[tuple[str, str]] | None = None
         self._admitted: dict[str, str] = {}  # resolved path -> real root it was admitted under
+        self._inline = inline
+
+    async def _blocking(self, call: Callable[[str, str], T], first: str, second: str) -> T:
+        """``call(first, second)`` off the event loop (directly when inline)."""
+        if self._inline:
+            return call(first, second)
+        import anyio.to_thread  # deferred: an inline process never imports anyio
+
+        return await anyio.to_thread.run_sync(call, first, second)
+
+    async def resolve(self, include_path: str, including_file: str) -> str:
+        return await self._blocking(self._resolve_path, include_path, including_file)
+
+    async def load(self, include_path: str, resolved_path: str) -> Any:
+        return await self._blocking(self._load_file, include_path, resolved_path)
 
     def _roots(self) -> list[tuple[str, str]]:
         """``(root, real root)`` pairs, config directory first; real paths taken once per loader."""
@@ -147,7 +140,7 @@ class FileIncludeLoader:
             self._real_roots = [(root, _normalize(_safe_realpath(root))) for root in (self._config_dir, *self._allowed)]
         return self._real_roots
 
-    def resolve(self, include_path: str, including_file: str) -> str:
+    def _resolve_path(self, include_path: str, including_file: str) -> str:
         if "\0" in include_path:
             raise IncludeError("Include path must not contain null bytes")
         if utf16_len(include_path) >= MAX_INCLUDE_PATH_LENGTH:
@@ -179,7 +172,7 @@ class FileIncludeLoader:
         self._admitted[normalized] = admitted
         return normalized
 
-    def load(self, include_path: str, resolved_path: str) -> Any:
+    def _load_file(self, include_path: str, resolved_path: str) -> Any:
         text = self._read(include_path, resolved_path)
         from openclaw_mcp.jscompat.json5 import Json5Error, parse_json5
 
@@ -196,7 +189,7 @@ class FileIncludeLoader:
         )
         root = self._admitted.get(resolved_path)
         if root is None:  # not admitted by ``resolve``: re-check containment before any access
-            self.resolve(resolved_path, resolved_path)
+            self._resolve_path(resolved_path, resolved_path)
             root = self._admitted[resolved_path]
         try:
             real = os.path.realpath(resolved_path, strict=True)

@@ -32,6 +32,7 @@ import anyio
 import anyio.abc
 from anyio.streams.stapled import MultiListener
 
+from openclaw_mcp.application.ports.oauth import OAuthCallbackError
 from openclaw_mcp.jscompat.urlencoded import search_params
 from openclaw_mcp.jscompat.urls import Url, parse_url
 
@@ -83,10 +84,6 @@ _LISTEN_ERRORS: Final = {
     errno.EACCES: ("EACCES", "permission denied"),
     errno.EADDRNOTAVAIL: ("EADDRNOTAVAIL", "address not available"),
 }
-
-
-class OAuthCallbackError(Exception):
-    """The listener could not start, or the wait failed (``OAuth callback timeout``/``cancelled``/``failed``)."""
 
 
 @dataclass(frozen=True, slots=True)

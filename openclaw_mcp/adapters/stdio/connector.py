@@ -26,7 +26,7 @@ from openclaw_mcp.adapters.mcp_sdk.context import ConnectionContext, ConnectRequ
 from openclaw_mcp.adapters.mcp_sdk.errors import CONNECTION_CLOSED_MESSAGE, connect_timeout_error
 from openclaw_mcp.adapters.mcp_sdk.session import CONNECT_TIMEOUT_DISPOSE_CAP_MS, SdkMcpConnection
 from openclaw_mcp.adapters.stdio._framing import LineFramer, ReadBufferOverflow, encode_message
-from openclaw_mcp.adapters.stdio.process import ProcessGroupSurvived, StdioProcess, oom_adjust_enabled
+from openclaw_mcp.adapters.stdio.process import ProcessGroupSurvived, StdioProcess
 from openclaw_mcp.adapters.stdio.stderr import StderrLineLogger
 from openclaw_mcp.application.ports.mcp import (
     ElicitationHandler,
@@ -86,16 +86,24 @@ async def _prepare_plugin_data_dir(path: str) -> None:
 
 
 class StdioMcpConnector(SdkMcpConnector):
-    """Opens stdio connections. ``environ`` is the host environment (default: ``os.environ``)."""
+    """Opens stdio connections. ``inherited`` holds the variables a child may inherit, filtered by the env
+    policy (default: ``os.environ`` at connect time) — data for the child, not settings of the adapter;
+    ``raise_oom_score``: children raise their OOM score (``OPENCLAW_CHILD_OOM_SCORE_ADJ``, resolved by the entry)."""
 
     def __init__(
-        self, *, environ: Mapping[str, str] | None = None, elicitation: ElicitationHandler | None = None
+        self,
+        *,
+        inherited: Mapping[str, str] | None = None,
+        raise_oom_score: bool = True,
+        elicitation: ElicitationHandler | None = None,
     ) -> None:
-        self._environ = environ
+        self._inherited = inherited
+        self._raise_oom_score = raise_oom_score
         self.elicitation = elicitation
 
     def _context(self, request: ConnectRequest) -> _StdioConnection:
-        return _StdioConnection(request, os.environ if self._environ is None else self._environ)
+        inherited = os.environ if self._inherited is None else self._inherited
+        return _StdioConnection(request, inherited, raise_oom_score=self._raise_oom_score)
 
 
 class _StdioConnection(ConnectionContext):
@@ -103,9 +111,10 @@ class _StdioConnection(ConnectionContext):
 
     _already_started_message = "stdio transport already started or closed"
 
-    def __init__(self, request: ConnectRequest, environ: Mapping[str, str]) -> None:
+    def __init__(self, request: ConnectRequest, inherited: Mapping[str, str], *, raise_oom_score: bool) -> None:
         super().__init__(request)
-        self._environ = environ
+        self._inherited = inherited
+        self._raise_oom_score = raise_oom_score
         self._core = SdkMcpConnection(
             request.server_name,
             on_event=request.on_event,
@@ -133,7 +142,7 @@ class _StdioConnection(ConnectionContext):
         if config.plugin_data_dir is not None:
             await _prepare_plugin_data_dir(config.plugin_data_dir)
         stderr = StderrLineLogger(self._server_name, self._log, schedule)
-        env = child_environment(self._environ, config.env, self._report_env_key)
+        env = child_environment(self._inherited, config.env, self._report_env_key)
         read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](math.inf)
         write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
         self._read_send = read_send
@@ -144,7 +153,7 @@ class _StdioConnection(ConnectionContext):
                         [config.command, *(config.args or ())],
                         env=env,
                         cwd=config.cwd,
-                        raise_oom_score=oom_adjust_enabled(self._environ),
+                        raise_oom_score=self._raise_oom_score,
                         on_stdout=self._on_stdout,
                         on_stderr=stderr.feed,
                     )

@@ -30,7 +30,6 @@ __all__ = [
     "ProcessGroupSurvived",
     "StdioProcess",
     "group_alive",
-    "oom_adjust_enabled",
 ]
 
 GRACE_SECONDS: Final = 2.0
@@ -41,17 +40,9 @@ KILL_CONFIRM_SECONDS: Final = 5.0
 _PIPE_DRAIN_SECONDS: Final = 0.2
 """After the group is gone, how long stdout/stderr may take to report their end before being closed."""
 
-_OOM_OPT_OUT: Final = frozenset({"0", "false", "no", "off"})
-
 
 class ProcessGroupSurvived(Exception):
     """The process group could not be confirmed extinct."""
-
-
-def oom_adjust_enabled(environ: Mapping[str, str]) -> bool:
-    """Whether the child raises its OOM score (not when ``OPENCLAW_CHILD_OOM_SCORE_ADJ`` is 0/false/no/off)."""
-    value = environ.get("OPENCLAW_CHILD_OOM_SCORE_ADJ")
-    return value is None or value.strip().lower() not in _OOM_OPT_OUT
 
 
 def _raise_oom_score() -> None:

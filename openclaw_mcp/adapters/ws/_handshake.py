@@ -8,7 +8,6 @@ import ipaddress
 import math
 import sys
 import urllib.parse
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,19 +21,18 @@ from openclaw_mcp.jscompat.text import js_trim
 
 __all__ = [
     "CONNECT_TIMEOUT_MS",
+    "DEFAULT_PREAUTH_TIMEOUT_MS",
     "PROTOCOL_VERSION",
     "Challenge",
     "ConnectAuth",
     "b64url",
     "build_connect_params",
-    "challenge_timeout_ms",
     "device_payload_v3",
     "is_trusted_device_retry_endpoint",
     "normalize_device_metadata",
     "parse_challenge",
     "parse_hello",
     "platform_identity",
-    "preauth_handshake_timeout_ms",
     "public_key_raw_b64url",
     "select_auth",
     "should_pause_reconnect",
@@ -47,8 +45,8 @@ PROTOCOL_VERSION = 4
 CONNECT_TIMEOUT_MS = 15_000
 """How long the client waits for the ``connect`` response before closing with 4000 ``connect timeout``."""
 
-_DEFAULT_PREAUTH_TIMEOUT_MS = 15_000
-_MAX_TIMER_MS = 2_147_483_647
+DEFAULT_PREAUTH_TIMEOUT_MS = 15_000
+"""The reference's pre-auth handshake timeout (``OPENCLAW_HANDSHAKE_TIMEOUT_MS`` changes it: entrypoints.settings)."""
 
 
 # --- client identity ---------------------------------------------------------------------------------
@@ -80,32 +78,6 @@ def normalize_device_metadata(value: str | None) -> str:
 
 
 # --- timeouts -----------------------------------------------------------------------------------------
-
-
-def _positive_setting(raw: str | None) -> int | None:
-    if not raw:
-        return None
-    text = raw.strip()
-    if text.startswith("+"):
-        text = text[1:]
-    if not text.isascii() or not text.isdigit():
-        return None
-    value = int(text)
-    if value <= 0 or value > MAX_SAFE_INTEGER:
-        return None
-    return min(value, _MAX_TIMER_MS)
-
-
-def preauth_handshake_timeout_ms(env: Mapping[str, str]) -> int:
-    """``OPENCLAW_HANDSHAKE_TIMEOUT_MS`` (positive integer ms) or 15 000: also the socket open timeout."""
-    return _positive_setting(env.get("OPENCLAW_HANDSHAKE_TIMEOUT_MS")) or _DEFAULT_PREAUTH_TIMEOUT_MS
-
-
-def challenge_timeout_ms(env: Mapping[str, str]) -> int:
-    """How long to wait for ``connect.challenge`` after the socket opened (gateway-protocol §2.1)."""
-    # The reference clamps to 250 … max(15 000, handshake timeout, override): only the floor can apply.
-    override = _positive_setting(env.get("OPENCLAW_CONNECT_CHALLENGE_TIMEOUT_MS"))
-    return max(250, override if override is not None else preauth_handshake_timeout_ms(env))
 
 
 # --- challenge ----------------------------------------------------------------------------------------

@@ -4,9 +4,8 @@ of an ``async with`` block."""
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from types import TracebackType
 from typing import TYPE_CHECKING
 
@@ -14,12 +13,7 @@ import anyio
 
 from openclaw_mcp.adapters.ws._connection import BRIDGE_EVENTS, Sleep, WebsocketsGatewayConnection
 from openclaw_mcp.adapters.ws._device_auth import TokenClearingStore
-from openclaw_mcp.adapters.ws._handshake import (
-    CONNECT_TIMEOUT_MS,
-    challenge_timeout_ms,
-    platform_identity,
-    preauth_handshake_timeout_ms,
-)
+from openclaw_mcp.adapters.ws._handshake import CONNECT_TIMEOUT_MS, DEFAULT_PREAUTH_TIMEOUT_MS, platform_identity
 from openclaw_mcp.application.held_task_group import HeldTaskGroup
 from openclaw_mcp.application.ports.gateway import DeviceIdentityStore, GatewayEvent, GatewaySettings
 
@@ -40,7 +34,8 @@ class WebsocketsGateway:
         self,
         identity_store: DeviceIdentityStore,
         *,
-        env: Mapping[str, str] | None = None,
+        open_timeout_ms: int = DEFAULT_PREAUTH_TIMEOUT_MS,
+        challenge_timeout_ms: int = DEFAULT_PREAUTH_TIMEOUT_MS,
         platform: str | None = None,
         sleep: Sleep = anyio.sleep,
         tick_watch_min_interval_ms: int = 1_000,
@@ -48,7 +43,8 @@ class WebsocketsGateway:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._store = identity_store
-        self._env: Mapping[str, str] = dict(os.environ if env is None else env)
+        self._open_timeout_ms = open_timeout_ms
+        self._challenge_timeout_ms = max(250, challenge_timeout_ms)
         self._platform = platform_identity(platform)
         self._sleep = sleep
         self._tick_min_ms = max(1, min(30_000, tick_watch_min_interval_ms))
@@ -69,8 +65,8 @@ class WebsocketsGateway:
             log=log,
             platform=self._platform,
             sleep=self._sleep,
-            challenge_timeout_ms=challenge_timeout_ms(self._env),
-            open_timeout_ms=preauth_handshake_timeout_ms(self._env),
+            challenge_timeout_ms=self._challenge_timeout_ms,
+            open_timeout_ms=self._open_timeout_ms,
             connect_timeout_ms=self._connect_timeout_ms,
             tick_min_interval_ms=self._tick_min_ms,
             clock=self._clock,

@@ -1,14 +1,13 @@
-"""The config file port (``ConfigStore``/``ConfigEdit``) and the server-reference store (``ServerRefs``)."""
+"""The config file port (``ConfigStore``/``ConfigEdit``), its ``$include`` files (``IncludeLoader``) and the
+server-reference store (``ServerRefs``)."""
 
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
-from openclaw_mcp.domain.includes import IncludeLoader
-
-__all__ = ["ConfigEdit", "ConfigFile", "ConfigStore", "ServerRefs"]
+__all__ = ["ConfigEdit", "ConfigFile", "ConfigStore", "IncludeLoader", "ServerRefs"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +20,35 @@ class ConfigFile:
     @property
     def exists(self) -> bool:
         return self.text is not None
+
+
+class IncludeLoader(Protocol):
+    """Where the config's ``$include`` files come from: it answers the requests of the domain's include walk
+    (``domain.includes.ResolveInclude`` / ``LoadInclude``; ``application.config_includes`` drives it).
+
+    Both methods raise only ``domain.includes.IncludeError`` (the include error family), whose message is the
+    reference's text; library errors are chained as its ``__cause__``. Neither blocks the event loop: file
+    access runs off it (or, in a composition without an event loop, directly). Both are safe to cancel; an
+    answer depends only on the arguments and the files, so a request may be asked again.
+    """
+
+    async def resolve(self, include_path: str, including_file: str) -> str:
+        """The canonical path of ``include_path`` as written in ``including_file`` (the config path, or a
+        path this loader returned): relative paths are taken from the including file's directory.
+
+        Equal files give equal strings (the walk compares them with the including chain to detect cycles).
+        A path that does not exist is returned all the same (``load`` then fails). Raises ``IncludeError``
+        when the path is malformed or leaves the permitted directories.
+        """
+        ...
+
+    async def load(self, include_path: str, resolved_path: str) -> Any:
+        """The parsed content (plain JSON data, JSON5 syntax) of ``resolved_path``, returned by ``resolve``
+        for ``include_path``; a new value on every call.
+
+        Raises ``IncludeError`` when the file cannot be read, fails the file checks, or does not parse.
+        """
+        ...
 
 
 class ConfigEdit(Protocol):
@@ -63,7 +91,7 @@ class ConfigStore(Protocol):
 
     def include_loader(self) -> IncludeLoader:
         """Where the config's ``$include`` files come from (confined to the config directory and the
-        configured include roots). Its methods raise only ``IncludeError``."""
+        configured include roots); see ``IncludeLoader`` for its contract."""
         ...
 
     def edit(self) -> AbstractAsyncContextManager[ConfigEdit]:

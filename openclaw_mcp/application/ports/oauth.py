@@ -17,6 +17,7 @@ __all__ = [
     "DEFAULT_REDIRECT_URL",
     "LOCALHOST_REDIRECT_URL",
     "AuthorizationStart",
+    "OAuthCallbackError",
     "OAuthCredentialStore",
     "OAuthErrorResponse",
     "OAuthFlowError",
@@ -32,6 +33,11 @@ DEFAULT_REDIRECT_URL = "http://127.0.0.1:8989/oauth/callback"
 
 LOCALHOST_REDIRECT_URL = "http://localhost:8989/oauth/callback"
 """The one retry when registration rejects the default redirect URI (§7.8.1 step 6)."""
+
+
+class OAuthCallbackError(ApplicationError):
+    """The loopback listener of the OAuth redirect could not start, or the wait failed (``OAuth callback
+    timeout``/``cancelled``/``failed``): the one error the callback listener adapter raises."""
 
 
 class OAuthFlowError(ApplicationError):

@@ -7,7 +7,6 @@ write must hold the lifecycle lease (the state database exists); the others run 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from openclaw_mcp.application.errors import CommandError
@@ -34,8 +33,9 @@ from openclaw_mcp.entrypoints.cli.options import (
     UnsetOptions,
 )
 from openclaw_mcp.entrypoints.cli.printable import printable
+from openclaw_mcp.entrypoints.settings import Settings
 
-__all__ = ["build_registry", "dispatch", "home_dir", "runs_inline"]
+__all__ = ["build_registry", "dispatch", "runs_inline"]
 
 SCOPE_NOTE = (
     "Note: this command only shows OpenClaw-managed mcp.servers entries and does not include mcporter "
@@ -43,29 +43,25 @@ SCOPE_NOTE = (
 )
 
 
-def home_dir(env: Mapping[str, str]) -> str:
-    return composition.home_dir(env)
-
-
 def _reads_only(options: CommandOptions) -> bool:
     return isinstance(options, ListOptions | ShowOptions | StatusOptions | ReloadOptions | ExportOptions)
 
 
-def runs_inline(options: CommandOptions, env: Mapping[str, str]) -> bool:
+def runs_inline(options: CommandOptions, settings: Settings) -> bool:
     """Whether the command runs without an event loop: it does not connect, and it either never writes
     the config or writes it without the lifecycle lease (no state database)."""
     if _reads_only(options):
         return True
     if isinstance(options, SetOptions | UnsetOptions | ToolsOptions | ImportOptions):
-        return not composition.state_db_exists(env)
+        return not settings.state_db_exists()
     if isinstance(options, ConfigureOptions | AddOptions):
-        return not options.probe and not composition.state_db_exists(env)
+        return not options.probe and not settings.state_db_exists()
     return False
 
 
-def build_registry(env: Mapping[str, str], console: Console, options: CommandOptions, *, inline: bool) -> Registry:
+def build_registry(settings: Settings, console: Console, options: CommandOptions, *, inline: bool) -> Registry:
     """The registry for one command (adapters from ``entrypoints.composition``)."""
-    return composition.registry(env, console.err, inline=inline, lifecycle=not _reads_only(options))
+    return composition.registry(settings, console.err, inline=inline, lifecycle=not _reads_only(options))
 
 
 async def cmd_list(registry: Registry, options: ListOptions, console: Console) -> int:
@@ -146,9 +142,9 @@ async def cmd_tools(registry: Registry, options: ToolsOptions, console: Console)
     return 0
 
 
-async def cmd_configure(registry: Registry, options: ConfigureOptions, console: Console) -> int:
+async def cmd_configure(registry: Registry, options: ConfigureOptions, console: Console, settings: Settings) -> int:
     name = options.name
-    probe = candidate_probe(registry, console) if options.probe else None
+    probe = candidate_probe(registry, console, settings) if options.probe else None
     removed = await registry.configure(name, options, probe)  # the options are the use case's request
     if removed:
         console.out(f'Removed disabled MCP override for "{printable(name)}" in {registry.path}.')
@@ -157,7 +153,7 @@ async def cmd_configure(registry: Registry, options: ConfigureOptions, console: 
     return 0
 
 
-async def cmd_doctor(registry: Registry, options: DoctorOptions, console: Console) -> int:
+async def cmd_doctor(registry: Registry, options: DoctorOptions, console: Console, settings: Settings) -> int:
     from openclaw_mcp.application.doctor import Doctor
     from openclaw_mcp.domain.doctor import apps_issue, apps_issue_lines, doctor_lines
 
@@ -170,7 +166,7 @@ async def cmd_doctor(registry: Registry, options: DoctorOptions, console: Consol
     if options.probe:
         from openclaw_mcp.entrypoints.cli.probing import doctor_probe
 
-        probe = doctor_probe(console, registry.env)
+        probe = doctor_probe(console, settings)
     doctor = Doctor(composition.host_files(), registry.oauth, registry.warnings, registry.env, probe)
     reports = await doctor.check_all(names, analysis.servers)
     ok = all(report["ok"] for report in reports)
@@ -194,9 +190,9 @@ async def cmd_doctor(registry: Registry, options: DoctorOptions, console: Consol
     return 0
 
 
-async def cmd_add(registry: Registry, options: AddOptions, console: Console) -> int:
+async def cmd_add(registry: Registry, options: AddOptions, console: Console, settings: Settings) -> int:
     name = options.name
-    probe = candidate_probe(registry, console) if options.probe else None
+    probe = candidate_probe(registry, console, settings) if options.probe else None
     saved = await registry.add_server(name, options, probe)  # the options are the use case's request
     console.out(f'Saved MCP server "{printable(name)}" to {registry.path}.')
     if saved.get("auth") == "oauth":
@@ -204,13 +200,13 @@ async def cmd_add(registry: Registry, options: AddOptions, console: Console) -> 
     return 0
 
 
-def candidate_probe(registry: Registry, console: Console) -> CandidateProbe:
+def candidate_probe(registry: Registry, console: Console, settings: Settings) -> CandidateProbe:
     from openclaw_mcp.entrypoints.cli.probing import add_probe  # deferred: the client runtime is not needed otherwise
 
-    return add_probe(registry.path, console, registry.env)
+    return add_probe(registry.path, console, settings)
 
 
-async def cmd_probe(registry: Registry, options: ProbeOptions, console: Console) -> int:
+async def cmd_probe(registry: Registry, options: ProbeOptions, console: Console, settings: Settings) -> int:
     from openclaw_mcp.domain.probe import probe_issue, probe_lines
 
     analysis = await registry.load()
@@ -237,9 +233,7 @@ async def cmd_probe(registry: Registry, options: ProbeOptions, console: Console)
     from openclaw_mcp.entrypoints.runtime_api import apps_enabled
 
     apps = apps_enabled(analysis.document)
-    result = await run_probe(
-        selected, "openclaw-cli-mcp-probe", console, registry.env, apps=apps, timings=options.timings
-    )
+    result = await run_probe(selected, "openclaw-cli-mcp-probe", console, settings, apps=apps, timings=options.timings)
     if as_json:
         console.json(result)
     elif options.timings:
@@ -255,19 +249,19 @@ async def cmd_probe(registry: Registry, options: ProbeOptions, console: Console)
     return 0
 
 
-async def cmd_logout(registry: Registry, options: LogoutOptions, console: Console) -> int:
+async def cmd_logout(registry: Registry, options: LogoutOptions, console: Console, settings: Settings) -> int:
     name = options.name
-    await registry.logout(name, composition.credential_store(registry.env))
+    await registry.logout(name, composition.credential_store(settings))
     console.out(f'MCP OAuth credentials cleared for "{printable(name)}".')
     return 0
 
 
-async def cmd_login(registry: Registry, options: LoginOptions, console: Console) -> int:
+async def cmd_login(registry: Registry, options: LoginOptions, console: Console, settings: Settings) -> int:
     """``openclaw mcp login <name> [--code <code>]`` (spec cli-registry §3.10, §7.8)."""
     from contextlib import AsyncExitStack
 
-    from openclaw_mcp.adapters.http.oauth_callback import OAuthCallbackError, oauth_callback_listener
     from openclaw_mcp.application.oauth import LoginAuthorized
+    from openclaw_mcp.application.ports.oauth import OAuthCallbackError
     from openclaw_mcp.domain.transport import HttpConfig
     from openclaw_mcp.entrypoints.oauth import http_oauth_protocol, server_of, sqlite_mcp_oauth
 
@@ -289,7 +283,7 @@ async def cmd_login(registry: Registry, options: LoginOptions, console: Console)
     config = registry.warnings.resolve(name, server).config
     if not isinstance(config, HttpConfig):
         raise CommandError(f'MCP server "{name}" needs a valid HTTP transport for OAuth login.')
-    oauth = sqlite_mcp_oauth(composition.state_db_path(registry.env))
+    oauth = sqlite_mcp_oauth(settings.state_db_path)
     target = server_of(name, config)
     saved = f'MCP OAuth credentials saved for "{printable(name)}".'
     manual = f"openclaw mcp login {printable(name)} --code <code>"
@@ -308,7 +302,7 @@ async def cmd_login(registry: Registry, options: LoginOptions, console: Console)
             if len(session.state) >= 16:
                 try:
                     listener = await stack.enter_async_context(
-                        oauth_callback_listener(session.redirect_url, session.state)
+                        composition.oauth_callback(session.redirect_url, session.state)
                     )
                 except OAuthCallbackError as exc:
                     console.out(f"Could not start the local OAuth callback ({exc}).")
@@ -339,10 +333,10 @@ async def cmd_reload(registry: Registry, options: ReloadOptions, console: Consol
     return 0
 
 
-async def dispatch(parsed: Parsed, env: Mapping[str, str], console: Console, inline: bool = False) -> int:
+async def dispatch(parsed: Parsed, settings: Settings, console: Console, inline: bool = False) -> int:
     """Compose the registry (``inline``: adapters that never suspend) and run the command's handler."""
     options = parsed.typed
-    registry = build_registry(env, console, options, inline=inline)
+    registry = build_registry(settings, console, options, inline=inline)
     match options:
         case ListOptions():
             return await cmd_list(registry, options, console)
@@ -357,19 +351,19 @@ async def dispatch(parsed: Parsed, env: Mapping[str, str], console: Console, inl
         case ToolsOptions():
             return await cmd_tools(registry, options, console)
         case ConfigureOptions():
-            return await cmd_configure(registry, options, console)
+            return await cmd_configure(registry, options, console, settings)
         case ReloadOptions():
             return await cmd_reload(registry, options, console)
         case DoctorOptions():
-            return await cmd_doctor(registry, options, console)
+            return await cmd_doctor(registry, options, console, settings)
         case AddOptions():
-            return await cmd_add(registry, options, console)
+            return await cmd_add(registry, options, console, settings)
         case ProbeOptions():
-            return await cmd_probe(registry, options, console)
+            return await cmd_probe(registry, options, console, settings)
         case LoginOptions():
-            return await cmd_login(registry, options, console)
+            return await cmd_login(registry, options, console, settings)
         case LogoutOptions():
-            return await cmd_logout(registry, options, console)
+            return await cmd_logout(registry, options, console, settings)
         case ExportOptions():
             from openclaw_mcp.entrypoints.cli.interchange import cmd_export  # deferred: export/import only
 

@@ -179,7 +179,7 @@ def drive(make: Callable[[], Coroutine[Any, Any, T]], *, inline: bool) -> T:
 
 
 def _home(env: Mapping[str, str]) -> str:
-    from openclaw_mcp.entrypoints.composition import home_dir
+    from openclaw_mcp.entrypoints.paths import resolve_home as home_dir
 
     return home_dir(env)
 
@@ -265,8 +265,10 @@ def config_main(argv: Sequence[str], env: Mapping[str, str], console: Console) -
 def _reader(env: Mapping[str, str], console: Console) -> Any:
     from openclaw_mcp.application.config_paths import ConfigPaths
     from openclaw_mcp.entrypoints import composition
+    from openclaw_mcp.entrypoints.settings import Settings
 
-    return ConfigPaths(composition.config_service(env, console.err, inline=True, lifecycle=False), lambda _: None)
+    service = composition.config_service(Settings.from_environ(env), console.err, inline=True, lifecycle=False)
+    return ConfigPaths(service, lambda _: None)
 
 
 def _get(parsed: Args, env: Mapping[str, str], console: Console) -> int:
@@ -367,6 +369,7 @@ def _validate(parsed: Args, env: Mapping[str, str], console: Console) -> int:
 def _write(sub: str, parsed: Args, env: Mapping[str, str], console: Console) -> int:
     from openclaw_mcp.application.config_paths import ConfigPaths
     from openclaw_mcp.entrypoints import composition
+    from openclaw_mcp.entrypoints.settings import Settings
 
     if sub == "set":
         if not parsed.positionals:
@@ -378,9 +381,10 @@ def _write(sub: str, parsed: Args, env: Mapping[str, str], console: Console) -> 
     elif "--json" in parsed.flags:
         console.err("--json can only be used with --dry-run.")
         return 1
-    inline = not composition.state_db_exists(env)
+    settings = Settings.from_environ(env)
+    inline = not settings.state_db_exists()
     try:
-        registry = composition.registry(env, console.err, inline=inline, lifecycle=True)
+        registry = composition.registry(settings, console.err, inline=inline, lifecycle=True)
         paths = ConfigPaths(registry.config, registry.clearing)
         action: Callable[[], Awaitable[str]]
         if sub == "set":

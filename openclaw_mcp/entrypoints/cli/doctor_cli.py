@@ -81,15 +81,19 @@ def doctor_main(argv: Sequence[str], env: Mapping[str, str], console: Console) -
     from openclaw_mcp.application.config_paths import ConfigPaths
     from openclaw_mcp.entrypoints import composition
     from openclaw_mcp.entrypoints.cli.render import shorten_home
+    from openclaw_mcp.entrypoints.settings import Settings
 
+    settings = Settings.from_environ(env)
     try:
-        paths = ConfigPaths(composition.config_service(env, console.err, inline=True, lifecycle=False), lambda _: None)
+        paths = ConfigPaths(
+            composition.config_service(settings, console.err, inline=True, lifecycle=False), lambda _: None
+        )
         result = drive(paths.repair, inline=True)
     except (ApplicationError, OSError) as exc:
         return report_failure(exc, env, console)
     except Exception as exc:  # the last line of defence: a frame, never a bare traceback
         return report_failure(exc, env, console)
-    home = composition.home_dir(env)
+    home = settings.home
     shown = shorten_home(result.path, home)
     if not result.exists:
         console.out(f"No config file at {shown}; no MCP config repairs needed.")

@@ -31,7 +31,7 @@ def report_failure(
 ) -> int:
     """Print ``exc`` as the registry commands do and return the exit code (1)."""
     if isinstance(exc, InvalidConfigError):
-        from openclaw_mcp.entrypoints.composition import home_dir
+        from openclaw_mcp.entrypoints.paths import resolve_home as home_dir
 
         shown = render.shorten_home(exc.path, home_dir(env))
         console.err(render.invalid_config_block(shown, os.path.basename(exc.path), exc.analysis, json_mode=as_json))

@@ -17,6 +17,7 @@ from openclaw_mcp.entrypoints.cli.console import Console
 
 if TYPE_CHECKING:
     from openclaw_mcp.entrypoints.cli.argv import Parsed
+    from openclaw_mcp.entrypoints.settings import Settings
 
 __all__ = ["main", "main_mcp", "run"]
 
@@ -54,17 +55,19 @@ def run(argv: Sequence[str], env: Mapping[str, str], console: Console) -> int:
 
             return ui_command(parsed.options, env, console)
         from openclaw_mcp.entrypoints.cli import commands  # deferred: keeps `--help` and usage errors instant
+        from openclaw_mcp.entrypoints.settings import Settings
 
-        if commands.runs_inline(parsed.typed, env):
+        settings = Settings.from_environ(env)  # resolved once, handed down
+        if commands.runs_inline(parsed.typed, settings):
             from openclaw_mcp.entrypoints.cli.inline import run_inline
 
-            return run_inline(commands.dispatch(parsed, env, console, True))
+            return run_inline(commands.dispatch(parsed, settings, console, True))
         import anyio  # deferred: only commands that connect, lease or run checks concurrently need a loop
 
         from openclaw_mcp.entrypoints.logging_setup import ensure_logging  # the SDK's records: one line, no traceback
 
         ensure_logging(env)
-        return anyio.run(_dispatch_until_signalled, parsed, env, console)
+        return anyio.run(_dispatch_until_signalled, parsed, settings, console)
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # the last line of defence: a frame, never a bare traceback
@@ -73,7 +76,7 @@ def run(argv: Sequence[str], env: Mapping[str, str], console: Console) -> int:
         return report_failure(exc, env, console, as_json=as_json, argv=argv)
 
 
-async def _dispatch_until_signalled(parsed: Parsed, env: Mapping[str, str], console: Console) -> int:
+async def _dispatch_until_signalled(parsed: Parsed, settings: Settings, console: Console) -> int:
     """``commands.dispatch`` on the loop, cancelled by SIGINT, SIGTERM or SIGHUP.
 
     The first signal cancels the command; its connections tear down under that cancellation (a stdio
@@ -112,7 +115,7 @@ async def _dispatch_until_signalled(parsed: Parsed, env: Mapping[str, str], cons
         await tg.start(watch)
         try:
             with work:
-                code = await commands.dispatch(parsed, env, console, False)
+                code = await commands.dispatch(parsed, settings, console, False)
         except Exception as exc:  # raised below, outside the task group (not as an exception group)
             failure = exc
         finally:
@@ -171,9 +174,9 @@ def _main(args: list[str], environ: MutableMapping[str, str], console: Console) 
         container = container_target(root.container, environ)
     if root.profile is not None:
         from openclaw_mcp.entrypoints.cli.root_options import profile_env
-        from openclaw_mcp.entrypoints.composition import home_dir
+        from openclaw_mcp.entrypoints.paths import resolve_home
 
-        environ.update(profile_env(root.profile, environ, home_dir(environ), os.getcwd()))
+        environ.update(profile_env(root.profile, environ, resolve_home(environ), os.getcwd()))
     if container is not None and root.profile is not None:
         console.err("[openclaw] --container cannot be combined with --profile/--dev")
         return 2

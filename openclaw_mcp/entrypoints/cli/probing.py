@@ -32,7 +32,14 @@ from openclaw_mcp.domain.toolnames import build_tools_from_catalog
 from openclaw_mcp.domain.transport import HttpConfig, StdioConfig
 from openclaw_mcp.entrypoints import composition
 from openclaw_mcp.entrypoints.cli.console import Console
-from openclaw_mcp.entrypoints.runtime_api import SessionMcpRuntime, enabled_servers, runtime_container
+from openclaw_mcp.entrypoints.runtime_api import (
+    RuntimeApps,
+    RuntimeHost,
+    SessionMcpRuntime,
+    enabled_servers,
+    runtime_container,
+)
+from openclaw_mcp.entrypoints.settings import Settings
 
 if TYPE_CHECKING:
     from openclaw_mcp.entrypoints.containers import Container
@@ -46,7 +53,7 @@ async def run_probe(
     servers: Mapping[str, dict[str, Any]],
     session_id: str,
     console: Console,
-    env: Mapping[str, str],
+    settings: Settings,
     *,
     apps: bool = False,
     timings: bool = False,
@@ -61,9 +68,9 @@ async def run_probe(
         console.err(f"[bundle-mcp] {text}")
 
     times = ConnectTimes() if timings else None
-    container = _timed_container(env, times) if times is not None else None
+    container = runtime_container(settings) if times is None else _timed_container(settings, times)
     runtime = SessionMcpRuntime(
-        servers, session_id=session_id, warn=warn, environ=env, mcp_apps_enabled=apps, container=container
+        servers, session_id=session_id, host=RuntimeHost(warn=warn, container=container), apps=RuntimeApps(enabled=apps)
     )
     async with runtime:
         if console.err_is_terminal() and len(runtime.session.parts) > 1:
@@ -117,12 +124,12 @@ def _with_probe_timeout(server: dict[str, Any]) -> dict[str, Any]:
     return {**server, "connectionTimeoutMs": ADD_PROBE_CONNECT_TIMEOUT_MS}
 
 
-def add_probe(path: str, console: Console, env: Mapping[str, str]) -> CandidateProbe:
+def add_probe(path: str, console: Console, settings: Settings) -> CandidateProbe:
     """The probe ``add``/``configure --probe`` run before saving (§6.5): failures raise ``CommandError``."""
 
     async def probe(name: str, server: dict[str, Any]) -> None:
         candidate = {name: _with_probe_timeout(server)}
-        result = await run_probe(candidate, "openclaw-cli-mcp-probe", console, env)
+        result = await run_probe(candidate, "openclaw-cli-mcp-probe", console, settings)
         issue = probe_issue(path, result, candidate)
         if issue is not None:
             raise CommandError(issue)
@@ -130,12 +137,12 @@ def add_probe(path: str, console: Console, env: Mapping[str, str]) -> CandidateP
     return probe
 
 
-def doctor_probe(console: Console, env: Mapping[str, str]) -> ProbeCheck:
+def doctor_probe(console: Console, settings: Settings) -> ProbeCheck:
     """``doctor --probe``: each server alone, no connect-timeout default (§5.4)."""
 
     async def probe(name: str, server: dict[str, Any]) -> list[DoctorIssue]:
         try:
-            result = await run_probe({name: server}, "openclaw-cli-mcp-doctor", console, env)
+            result = await run_probe({name: server}, "openclaw-cli-mcp-doctor", console, settings)
         except Exception as exc:  # reported as the check's outcome, like the reference
             return [DoctorIssue("error", f"probe failed: {exc}")]
         if result["diagnostics"]:
@@ -214,12 +221,12 @@ class _TimedConnector:
         return _TimedConnection(inner, server_name, self._times)
 
 
-def _timed_container(env: Mapping[str, str], times: ConnectTimes) -> Container:
+def _timed_container(settings: Settings, times: ConnectTimes) -> Container:
     """The runtime's container with both MCP connectors wrapped in :class:`_TimedConnector` (each still built
     by its own provider on first use)."""
     from dependency_injector import providers
 
-    container = runtime_container(env)
+    container = runtime_container(settings)
     for provider in (container.stdio_connector, container.http_connector):
         original = providers.Singleton(provider.provides, *provider.args, **provider.kwargs)
         provider.override(providers.Singleton(_TimedConnector, original, times))

@@ -55,13 +55,13 @@ class _LazyHealthProbe:
 def _build_tools(
     launch: Launch, config: dict[str, Any], config_path: str, env: Mapping[str, str], err: Stderr, container: Container
 ) -> list[BuiltinTool]:
-    from openclaw_mcp.adapters.filesystem.paths import resolve_home
     from openclaw_mcp.application.openclaw_tools._automations import AutomationsTool
     from openclaw_mcp.application.openclaw_tools._service import BuiltinTool
     from openclaw_mcp.application.openclaw_tools._system_agent import SystemAgentTool
     from openclaw_mcp.domain.openclaw_tools.catalog import automations_entry, system_agent_entry
     from openclaw_mcp.entrypoints.openclaw_tools.cli_reads import find_command, make_cli_text
     from openclaw_mcp.entrypoints.openclaw_tools.texts import load_reference_texts
+    from openclaw_mcp.entrypoints.paths import resolve_home
 
     texts = load_reference_texts()
     tools: list[BuiltinTool] = []
@@ -120,7 +120,7 @@ async def _serve(
         err.raw(FAILURE_PREFIX + str(exc))
         return 1
     config: dict[str, Any] = {}
-    config_path: str = container.config.config_path()
+    config_path: str = container.settings().config_path
     if launch.session_key is not None:
         loaded = await load_config_document(container, env, err)
         if isinstance(loaded, int):

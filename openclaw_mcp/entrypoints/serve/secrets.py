@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from openclaw_mcp.adapters.filesystem.paths import resolve_home
+from openclaw_mcp.entrypoints.paths import resolve_home
 from openclaw_mcp.entrypoints.serve.errors import CodedError
 from openclaw_mcp.jscompat.text import js_trim, js_trim_or_none
 

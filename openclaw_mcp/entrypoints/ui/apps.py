@@ -23,7 +23,14 @@ from openclaw_mcp.application.registry import Registry, not_found_message
 from openclaw_mcp.domain.config_load import ConfigAnalysis
 from openclaw_mcp.domain.mcp_apps import VIEW_EXPIRED_CODE, AppViewError, LeaseLimits, definition_grant
 from openclaw_mcp.domain.status import auth_view
-from openclaw_mcp.entrypoints.runtime_api import SessionMcpRuntime
+from openclaw_mcp.entrypoints.runtime_api import (
+    RuntimeApps,
+    RuntimeHost,
+    RuntimePolicy,
+    SessionMcpRuntime,
+    runtime_container,
+)
+from openclaw_mcp.entrypoints.settings import Settings
 from openclaw_mcp.entrypoints.ui.bridge_methods import BRIDGE_METHODS
 from openclaw_mcp.entrypoints.ui.sandbox import sandbox_url_path
 
@@ -92,7 +99,7 @@ class AppsHost:
     def __init__(
         self,
         registry: Registry,
-        env: Mapping[str, str],
+        settings: Settings,
         *,
         sandbox_base: str,
         sandbox_port: int,
@@ -102,7 +109,7 @@ class AppsHost:
         poll_seconds: float = POLL_SECONDS,
     ) -> None:
         self._registry = registry
-        self._env = dict(env)
+        self._settings = settings
         self._sandbox_base = sandbox_base
         self._sandbox_port = sandbox_port
         self._sandbox_origin = sandbox_origin
@@ -207,11 +214,11 @@ class AppsHost:
             runtime = SessionMcpRuntime(
                 {name: server},
                 session_id="openclaw-mcp-ui-apps",
-                environ=self._env,
-                warn=lambda text: self._warn(f"[bundle-mcp] {text}"),
-                config=document,
-                mcp_apps_enabled=True,
-                app_views=self.views,
+                host=RuntimeHost(
+                    warn=lambda text: self._warn(f"[bundle-mcp] {text}"), container=runtime_container(self._settings)
+                ),
+                policy=RuntimePolicy(config=document),
+                apps=RuntimeApps(enabled=True, views=self.views),
             )
             held = _Held(runtime, name, grant)
             self._group.start_soon(self._hold, held)

@@ -35,6 +35,7 @@ from openclaw_mcp.domain.redaction import redact_text_line
 from openclaw_mcp.entrypoints import composition
 from openclaw_mcp.entrypoints.cli.console import Console
 from openclaw_mcp.entrypoints.logging_setup import ensure_logging
+from openclaw_mcp.entrypoints.settings import Settings
 
 if TYPE_CHECKING:
     from openclaw_mcp.entrypoints.ui.app import LaunchCode
@@ -98,7 +99,7 @@ class AppsSetup:
         self.origin = origin
 
 
-def _apps_setup(env: Mapping[str, str], page_port: int, option: object, fixed: bool) -> AppsSetup | None:
+def _apps_setup(settings: Settings, page_port: int, option: object, fixed: bool) -> AppsSetup | None:
     """The sandbox listener when ``mcp.apps.enabled`` is ``true``: ``--apps-port``, else
     ``mcp.apps.sandboxPort``, else the page port + 1 when ``--port`` fixed it (a free port when the
     page's own port was chosen freely: no collision with a neighbour of a random port); served as
@@ -106,7 +107,7 @@ def _apps_setup(env: Mapping[str, str], page_port: int, option: object, fixed: b
     ``mcp.apps.sandboxOrigin`` names the public origin that proxies to it."""
     from openclaw_mcp.entrypoints.runtime_api import apps_enabled
 
-    registry = composition.registry(env, lambda _text: None)
+    registry = composition.registry(settings, lambda _text: None)
     try:
         analysis = anyio.run(registry.load)
     except ApplicationError:  # an unreadable or invalid config: the page reports it, no apps until fixed
@@ -157,13 +158,13 @@ def ui_command(options: Mapping[str, Any], env: Mapping[str, str], console: Cons
     early = _StopRequest()
     previous = {sig: signal.signal(sig, early) for sig in _SIGNALS}
     try:
-        return _run(options, env, console or Console(), early)
+        return _run(options, Settings.from_environ(env), console or Console(), early)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
 
-def _run(options: Mapping[str, Any], env: Mapping[str, str], out: Console, early: _StopRequest) -> int:
+def _run(options: Mapping[str, Any], settings: Settings, out: Console, early: _StopRequest) -> int:
     try:
         port = _port(options.get("port"), "--port")
         apps_port = options.get("apps_port")
@@ -176,12 +177,12 @@ def _run(options: Mapping[str, Any], env: Mapping[str, str], out: Console, early
     with sock:
         bound = sock.getsockname()[1]
         try:
-            apps = _apps_setup(env, bound, apps_port, port != 0)
+            apps = _apps_setup(settings, bound, apps_port, port != 0)
         except UsageProblem as exc:
             out.err(str(exc))
             return 1
         try:
-            return _announce_and_serve(sock, bound, apps, options, env, out, early)
+            return _announce_and_serve(sock, bound, apps, options, settings, out, early)
         finally:
             for extra in apps.sockets if apps else ():
                 extra.close()
@@ -192,7 +193,7 @@ def _announce_and_serve(
     bound: int,
     apps: AppsSetup | None,
     options: Mapping[str, Any],
-    env: Mapping[str, str],
+    settings: Settings,
     out: Console,
     early: _StopRequest,
 ) -> int:
@@ -200,14 +201,14 @@ def _announce_and_serve(
     url = f"http://127.0.0.1:{bound}/settings/mcp#token={token}"
     out.raw_out(url if options.get("print_url") else f"MCP settings: {url}")
     sys.stdout.flush()
-    launch = _open_browser(bound, env, out) if options.get("open", True) else None
+    launch = _open_browser(bound, settings, out) if options.get("open", True) else None
     try:
         if apps is not None and not options.get("print_url"):
             out.raw_out(f"MCP Apps sandbox: {apps.base}")
             sys.stdout.flush()
         if early.requested:
             return 0
-        return anyio.run(_serve, sock, bound, token, apps, dict(env), out, early, launch)
+        return anyio.run(_serve, sock, bound, token, apps, settings, out, early, launch)
     finally:
         if launch is not None:
             launch.close()
@@ -224,24 +225,22 @@ def _launch_page(target: str) -> str:
     )
 
 
-def _open_browser(port: int, env: Mapping[str, str], out: Console) -> LaunchCode | None:
+def _open_browser(port: int, settings: Settings, out: Console) -> LaunchCode | None:
     """Open the page through a private redirect file holding a single-use code; the code (whose end removes
     the file), or ``None`` when nothing was opened (the printed URL still works)."""
     import webbrowser
 
-    from openclaw_mcp.adapters.filesystem.launch_pages import remove_launch_page, write_launch_page
-    from openclaw_mcp.adapters.filesystem.paths import resolve_state_dir
     from openclaw_mcp.entrypoints.ui.app import LaunchCode
 
     code = secrets.token_urlsafe(32)
     try:
         page = _launch_page(f"http://127.0.0.1:{port}/settings/mcp#code={code}")
-        path = write_launch_page(resolve_state_dir(env), page)
+        path = composition.write_launch_page(settings.state_dir, page)
     except OSError as exc:
         reason = (exc.strerror or str(exc)).lower()
         out.err(f"Could not open a browser ({reason}); open the URL above.")
         return None
-    launch = LaunchCode(code, on_done=lambda: remove_launch_page(path))
+    launch = LaunchCode(code, on_done=lambda: composition.remove_launch_page(path))
     try:
         webbrowser.open(Path(path).as_uri())
     except webbrowser.Error:
@@ -254,7 +253,7 @@ async def _serve(
     port: int,
     token: str,
     apps: AppsSetup | None,
-    env: dict[str, str],
+    settings: Settings,
     console: Console,
     early: _StopRequest,
     launch: LaunchCode | None = None,
@@ -262,22 +261,22 @@ async def _serve(
     from openclaw_mcp.application.settings_page import McpSettings
     from openclaw_mcp.entrypoints.ui.app import UiSettings, create_app
 
-    registry = composition.registry(env, console.err)
-    settings = McpSettings(registry, composition.clock())
+    registry = composition.registry(settings, console.err)
+    page = McpSettings(registry, composition.clock())
 
     async def probe(name: str) -> dict[str, Any]:
-        return await _probe(registry, name, env)
+        return await _probe(registry, name, settings)
 
     servers: list[Any] = []
-    host = _apps_host(registry, env, apps, console) if apps is not None else None
+    host = _apps_host(registry, settings, apps, console) if apps is not None else None
     app = create_app(
-        settings,
+        page,
         UiSettings(port, token, apps.base if apps else None, launch),
         probe,
         lambda: servers[0].should_exit,
         host,
     )
-    ensure_logging(env)  # uvicorn's records: one line each (entrypoints.logging_setup), at --log-level
+    ensure_logging(settings.environ)  # uvicorn's records: one line each (entrypoints.logging_setup), at --log-level
     server = _server(_uvicorn_config(app), early)
     servers.append(server)
     if apps is None or host is None:
@@ -285,7 +284,7 @@ async def _serve(
         return 0
     from openclaw_mcp.entrypoints.ui.sandbox import create_sandbox_app
 
-    sandbox = _sandbox_server(_uvicorn_config(create_sandbox_app(_request_log(env))))
+    sandbox = _sandbox_server(_uvicorn_config(create_sandbox_app(_request_log(settings.environ))))
     async with anyio.create_task_group() as tg:
         await tg.start(host.serve)
         tg.start_soon(lambda: sandbox.serve(sockets=apps.sockets))
@@ -312,17 +311,17 @@ def _uvicorn_config(app: Any) -> Any:
     )
 
 
-def _apps_host(registry: Any, env: Mapping[str, str], apps: AppsSetup, console: Console) -> Any:
+def _apps_host(registry: Any, settings: Settings, apps: AppsSetup, console: Console) -> Any:
     from openclaw_mcp.application.mcp_apps import AppViews
     from openclaw_mcp.entrypoints.ui.apps import AppsHost, apps_limits
 
     def warn(text: str) -> None:
         console.err(redact_text_line(" ".join(text.split())))
 
-    views = AppViews(composition.clock(), limits=apps_limits(env), warn=warn)
+    views = AppViews(composition.clock(), limits=apps_limits(settings.environ), warn=warn)
     return AppsHost(
         registry,
-        env,
+        settings,
         sandbox_base=apps.base,
         sandbox_port=apps.port,
         sandbox_origin=apps.origin,
@@ -386,7 +385,7 @@ def _server(config: Any, early: _StopRequest) -> Any:
     return Server(config)
 
 
-async def _probe(registry: Any, name: str, env: Mapping[str, str]) -> dict[str, Any]:
+async def _probe(registry: Any, name: str, settings: Settings) -> dict[str, Any]:
     """``openclaw mcp probe <name>`` for the page's Probe button: the ``probe --json`` document, the text
     lines, the diagnostics the command prints on stderr, and the connect-to-catalog time."""
     from openclaw_mcp.domain.probe import probe_issue, probe_lines
@@ -407,7 +406,7 @@ async def _probe(registry: Any, name: str, env: Mapping[str, str]) -> dict[str, 
     from openclaw_mcp.entrypoints.runtime_api import apps_enabled
 
     apps = apps_enabled(analysis.document)
-    result = await run_probe({name: server}, "openclaw-mcp-ui-probe", console, env, apps=apps)
+    result = await run_probe({name: server}, "openclaw-mcp-ui-probe", console, settings, apps=apps)
     elapsed = round((time.monotonic() - started) * 1000)
     issue = probe_issue(registry.path, result, {name: server})
     diagnostics = [line for line in stderr.getvalue().splitlines() if line]

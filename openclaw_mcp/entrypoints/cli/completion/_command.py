@@ -282,12 +282,13 @@ def _list_servers(env: Mapping[str, str], console: Console) -> int:
     the config cannot be read (a completion must never print errors into the user's command line)."""
     from openclaw_mcp.entrypoints import composition
     from openclaw_mcp.entrypoints.cli.inline import run_inline
+    from openclaw_mcp.entrypoints.settings import Settings
 
     def ignore(_: str) -> None:
         return None
 
     try:
-        registry = composition.registry(env, ignore, inline=True, lifecycle=False)
+        registry = composition.registry(Settings.from_environ(env), ignore, inline=True, lifecycle=False)
         analysis = run_inline(registry.load())
         names = registry.sorted_names(analysis.servers)
     except Exception:  # any failure means "no names": the caller is a shell completion function
@@ -309,9 +310,9 @@ def _node_message(exc: OSError) -> str:
 
 
 def _cache_path(shell: Shell, env: Mapping[str, str]) -> str:
-    from openclaw_mcp.adapters.filesystem.completion_files import completions_dir
+    from openclaw_mcp.entrypoints.paths import resolve_state_dir
 
-    return os.path.join(completions_dir(env), cache_file_name(shell, PROGRAM))
+    return os.path.join(resolve_state_dir(env), "completions", cache_file_name(shell, PROGRAM))
 
 
 def _write_state(shells: Sequence[Shell], env: Mapping[str, str]) -> None:
