@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import threading
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,18 +50,34 @@ def run_import(tmp_path: Path, source: str, name: str, body: str, *extra: str) -
     out, err = tmp_path / "stdout", tmp_path / "stderr"
     with out.open("wb") as stdout, err.open("wb") as stderr:
         started = time.monotonic()
+        rss_file = tmp_path / "maxrss"
+        command = [*CLI, "import", "--from", source, str(path), *extra]
         process = subprocess.Popen(
-            [*CLI, "import", "--from", source, str(path), *extra], env=env, cwd=tmp_path, stdout=stdout, stderr=stderr
+            [sys.executable, "-c", _LAUNCHER, str(rss_file), *command],
+            env=env,
+            cwd=tmp_path,
+            stdout=stdout,
+            stderr=stderr,
         )
-        timer = threading.Timer(60, process.kill)  # a hang fails below instead of blocking the run
-        timer.start()
         try:
-            _, status, usage = os.wait4(process.pid, 0)
-        finally:
-            timer.cancel()
-        process.returncode = os.waitstatus_to_exitcode(status)
+            process.wait(timeout=60)  # a hang fails below instead of blocking the run
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
         elapsed = time.monotonic() - started
-    return Run(process.returncode, out.read_text(), err.read_text(), elapsed, usage.ru_maxrss)
+    return Run(process.returncode, out.read_text(), err.read_text(), elapsed, int(rss_file.read_text() or 0))
+
+
+_LAUNCHER = """
+import os, subprocess, sys
+child = subprocess.Popen(sys.argv[2:])
+_, status, usage = os.wait4(child.pid, 0)
+open(sys.argv[1], "w").write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+"""Runs the command from a small process and reports the command's own peak RSS: Linux keeps a process's peak
+across ``exec``, so a child forked straight from this (large, long-lived) test process would report the test
+process's size."""
 
 
 def assert_one_line_refusal(run: Run, path_fragment: str, reason: str) -> None:
