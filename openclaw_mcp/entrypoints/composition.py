@@ -26,6 +26,7 @@ from openclaw_mcp.entrypoints.settings import Settings
 if TYPE_CHECKING:
     from openclaw_mcp.adapters.clock import SystemClock
     from openclaw_mcp.adapters.collation import UcaCollator
+    from openclaw_mcp.adapters.filesystem.completion_files import FileCompletionFiles
     from openclaw_mcp.adapters.filesystem.config_store import FileConfigStore
     from openclaw_mcp.adapters.filesystem.foreign_files import FileForeignFiles
     from openclaw_mcp.adapters.filesystem.host_files import OsHostFiles
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
 __all__ = [
     "clock",
     "collator",
+    "completion_files",
     "config_service",
     "config_service_of",
     "config_store",
@@ -251,6 +253,13 @@ def remove_launch_page(path: str) -> None:
     from openclaw_mcp.adapters.filesystem.launch_pages import remove_launch_page as remove
 
     remove(path)
+
+
+def completion_files() -> FileCompletionFiles:
+    """The cached completion scripts and the shell profile ``openclaw completion --install`` edits."""
+    from openclaw_mcp.adapters.filesystem.completion_files import FileCompletionFiles
+
+    return FileCompletionFiles()
 
 
 def host_files() -> OsHostFiles:

@@ -10,7 +10,7 @@ import stat
 
 from openclaw_mcp.adapters.filesystem._atomic import remove_quietly, temp_name, write_new_file
 
-__all__ = ["exists", "os_home", "read_text", "write_profile", "write_script"]
+__all__ = ["FileCompletionFiles", "exists", "os_home", "read_text", "write_profile", "write_script"]
 
 
 def os_home() -> str:
@@ -81,3 +81,14 @@ def _profile_target(path: str) -> str:
 def write_profile(path: str, text: str) -> None:
     """Replace the shell profile at ``path`` atomically, through a symbolic link. Raises ``OSError``."""
     _publish(_profile_target(path), text)
+
+
+class FileCompletionFiles:
+    """The completion command's files as one adapter (the composition root builds it): the functions of this
+    module as methods."""
+
+    exists = staticmethod(exists)
+    os_home = staticmethod(os_home)
+    read_text = staticmethod(read_text)
+    write_script = staticmethod(write_script)
+    write_profile = staticmethod(write_profile)

@@ -316,16 +316,18 @@ def _cache_path(shell: Shell, env: Mapping[str, str]) -> str:
 
 
 def _write_state(shells: Sequence[Shell], env: Mapping[str, str]) -> None:
-    from openclaw_mcp.adapters.filesystem import completion_files
+    from openclaw_mcp.entrypoints.composition import completion_files as files
 
+    completion_files = files()
     tree = command_tree()
     for shell in shells:
         completion_files.write_script(_cache_path(shell, env), generate(shell, tree))
 
 
 def _install(shell: Shell, env: Mapping[str, str], console: Console) -> int:
-    from openclaw_mcp.adapters.filesystem import completion_files
+    from openclaw_mcp.entrypoints.composition import completion_files as files
 
+    completion_files = files()
     cache = _cache_path(shell, env)
     if not completion_files.exists(cache):
         raise _Failure(f"Completion cache not found at {cache}. Run `{PROGRAM} completion --write-state` first.")
