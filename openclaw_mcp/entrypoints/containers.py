@@ -81,8 +81,8 @@ class Container(containers.DeclarativeContainer):
     """Give ``settings`` (:func:`create_container` does) and override ``warn`` with the sink for warning lines.
 
     Call-time arguments: ``oauth_protocol(config)`` or ``oauth_protocol(url=…)``,
-    ``request_auth(server=…, config=…)`` (``oauth=`` for other use cases), ``oauth_callback(redirect_url,
-    state)``, ``mcp_oauth(policy=…)``, ``config_loader(warn=…)``, ``plugin_approvals(connection)``."""
+    ``request_auth(server=…, config=…)`` (``oauth=`` for other use cases), ``mcp_oauth(policy=…)``,
+    ``config_loader(warn=…)``, ``plugin_approvals(connection)``."""
 
     settings = providers.Dependency(instance_of=Settings)
     warn = providers.Object(print)
@@ -92,8 +92,6 @@ class Container(containers.DeclarativeContainer):
 
     # the OpenClaw config file and the state database
     config_store = providers.Singleton(composition.config_store, settings)
-    oauth_status = providers.Singleton(composition.oauth_status_at, state_db_path)
-    server_refs = providers.Singleton(composition.server_refs_at, state_db_path)
     lease_store = providers.Singleton(composition.lease_store, state_db_path, clock=clock)
     oauth_credentials = providers.Singleton(
         composition.oauth_credentials, state_db_path, leases=lease_store, clock=clock
@@ -105,7 +103,6 @@ class Container(containers.DeclarativeContainer):
     oauth_protocol = providers.Factory(composition.oauth_protocol)
     request_auth = providers.Factory(composition.request_auth, oauth=mcp_oauth, protocol=oauth_protocol.provider)
     oauth_hook = providers.Singleton(composition.operator_oauth_hook, request_auth=request_auth.provider)
-    oauth_callback = providers.Factory(composition.oauth_callback)
 
     # MCP connectors (client runtime)
     elicitation: providers.Provider[ElicitationHandler | None] = providers.Object(None)
@@ -123,22 +120,10 @@ class Container(containers.DeclarativeContainer):
     # the Python plugins of openclaw-plugin-tools (entry points)
     plugin_source = providers.Singleton(composition.plugin_source)
 
-    # config service (config_loader: read-only use, e.g. serve's config guard, without server refs) and registry
+    # the config use case for read-only use (serve's and the tools servers' config guard); the registry commands
+    # compose theirs with entrypoints.composition
     config_loader = providers.Factory(
         composition.config_service_of, store=config_store, environ=environ, clock=clock, warn=warn
-    )
-    config_service = providers.Factory(
-        composition.config_service_of, store=config_store, environ=environ, clock=clock, warn=warn, refs=server_refs
-    )
-    transport_warnings = providers.Singleton(composition.transport_warnings, warn)
-    registry = providers.Factory(
-        composition.registry_of,
-        config=config_service,
-        oauth=oauth_status,
-        collator=collator,
-        warnings=transport_warnings,
-        env=environ,
-        credentials=oauth_credentials.provider,
     )
 
 

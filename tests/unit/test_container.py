@@ -5,7 +5,7 @@ from pathlib import Path
 
 from openclaw_mcp.adapters.clock import SystemClock
 from openclaw_mcp.adapters.memory import InMemoryConfigStore
-from openclaw_mcp.application.registry import Registry
+from openclaw_mcp.application.config_service import ConfigService
 from openclaw_mcp.domain.transport import HttpConfig, resolve_transport
 from openclaw_mcp.entrypoints.containers import Container, create_container
 from openclaw_mcp.entrypoints.oauth import oauth_server
@@ -14,7 +14,6 @@ from openclaw_mcp.entrypoints.settings import Settings
 CALL_ARGUMENTS = {
     "oauth_protocol": lambda: ((), {"url": "https://mcp.example/mcp"}),
     "request_auth": lambda: ((), {"server": oauth_server("docs", "https://mcp.example/mcp")}),
-    "oauth_callback": lambda: (("http://127.0.0.1:8976/callback", "s" * 16), {}),
     "plugin_approvals": lambda: ((object(),), {}),  # any connection: the route only keeps it
 }
 """Providers that take call-time arguments."""
@@ -29,7 +28,7 @@ def test_container_resolves_every_provider(tmp_path: Path) -> None:
             continue
         args, kwargs = CALL_ARGUMENTS[name]() if name in CALL_ARGUMENTS else ((), {})
         assert provider(*args, **kwargs) is not None, name
-    assert isinstance(container.registry(), Registry)
+    assert isinstance(container.config_loader(), ConfigService)
 
 
 def test_create_container_derives_the_paths_from_the_environment(tmp_path: Path) -> None:
@@ -54,7 +53,7 @@ def test_a_provider_can_be_overridden_with_the_in_memory_adapter() -> None:
     container = Container(settings=Settings.from_environ({"OPENCLAW_CONFIG_PATH": "/x/openclaw.json", "HOME": "/x"}))
     memory = InMemoryConfigStore()
     with container.config_store.override(memory):
-        assert container.registry().path == "/memory/openclaw.json"
+        assert container.config_loader().path == "/memory/openclaw.json"
 
 
 def test_the_operator_oauth_hook_authenticates_http_servers_from_the_state_database(tmp_path: Path) -> None:
