@@ -8,8 +8,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from openclaw_mcp.application.bridge.service import TOOLS
+from openclaw_mcp.domain.bridge.arguments import ValidationFailed, validate_arguments
 from openclaw_mcp.entrypoints.serve.jsonrpc import parse_json
-from openclaw_mcp.entrypoints.serve.tools import TOOLS, ValidationFailed, validate_arguments
 
 JSON = st.recursive(
     st.none()

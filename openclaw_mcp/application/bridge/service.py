@@ -1,7 +1,7 @@
 """The channel bridge: readiness, the nine tools, waiters, approvals and Claude channel notifications
 (spec serve-bridge §1.2, §1.3, §2, §5–§8, §10, §11).
 
-upstream: ``channel-bridge.ts`` ``OpenClawChannelBridge``, ``channel-tools.ts`` (the handlers).
+upstream: ``channel-bridge.ts`` ``OpenClawChannelBridge``, ``channel-tools.ts`` (the tools and their handlers).
 
 The pure rules live in :mod:`domain.bridge`; this module wires them to the Gateway port, the MCP notifier
 port, the clock and anyio:
@@ -17,6 +17,10 @@ port, the clock and anyio:
 * **Waiters** — ``events_wait`` registers a domain waiter and sleeps on an ``anyio.Event`` until an enqueue,
   its timeout, its cancellation or close settles it (§6.6).
 * **Sweeper** — one task runs while the domain's ``sweeper_active`` flag is raised (§7.4).
+* **Tools** — :data:`TOOLS`, the one table of the nine tools (upstream ``registerChannelMcpTools``): name,
+  description and declared arguments, the parse of validated arguments (once per call), the handler and
+  whether it answers at once. A call's first Gateway request can be put on the wire before its task starts
+  (:meth:`ChannelBridge.send_first_request`).
 
 Usage::
 
@@ -34,7 +38,7 @@ import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeVar, cast
 
 import anyio
 import anyio.abc
@@ -45,29 +49,34 @@ from openclaw_mcp.application.ports.bridge import LineWriter, McpNotifier, Setti
 from openclaw_mcp.application.ports.clock import Clock
 from openclaw_mcp.application.ports.gateway import Gateway, GatewayConnection, GatewayError, GatewayEvent
 from openclaw_mcp.domain.bridge.approvals import (
+    APPROVAL_DECISIONS,
+    APPROVAL_KINDS,
     PENDING_SWEEP_INTERVAL_MS,
-    ApprovalKind,
     PendingPermission,
-    approval_resolve_request,
+    PermissionsRespondArgs,
 )
+from openclaw_mcp.domain.bridge.arguments import PropertySpec, boolean, integer, one_of, text, validate_arguments
 from openclaw_mcp.domain.bridge.channel import BridgeState, ClaudeChannelMode, Dispatch, Notification, PermissionRequest
 from openclaw_mcp.domain.bridge.conversations import (
+    EXACT_MESSAGE_LOOKUP_METHOD,
     AttachmentsFetchArgs,
     Conversation,
+    ConversationArgs,
     ConversationsListArgs,
+    GatewayCall,
     MessagesReadArgs,
+    MessagesSendArgs,
     conversation_from_describe,
     conversations_from_list,
-    describe_params,
     find_message,
     message_from_lookup,
     messages_from_response,
-    normalize_session_key,
     send_params,
 )
 from openclaw_mcp.domain.bridge.events import (
     QUEUE_LIMIT,
-    EventFilter,
+    EventsPollArgs,
+    EventsWaitArgs,
     GatewayPayloadError,
     WaiterSettlement,
     WaitOutcome,
@@ -91,14 +100,29 @@ from openclaw_mcp.domain.bridge.texts import (
     permissions_respond_result,
 )
 from openclaw_mcp.domain.gateway_url import GatewayTargetError
+from openclaw_mcp.jscompat.undefined import UNDEFINED
 
-__all__ = ["EXACT_MESSAGE_LOOKUP_METHOD", "ChannelBridge", "Readiness", "SentRequest"]
-
-EXACT_MESSAGE_LOOKUP_METHOD: Final = "chat.message.get"
+__all__ = [
+    "EXACT_MESSAGE_LOOKUP_METHOD",
+    "TOOLS",
+    "TOOLS_BY_NAME",
+    "BridgeTool",
+    "ChannelBridge",
+    "Readiness",
+    "SentRequest",
+]
 
 Readiness = Literal["pending", "ready", "failed", "released"]
 
 Arguments = Mapping[str, Any]
+"""Validated tool arguments, as library callers may pass them instead of the parsed value."""
+
+_P = TypeVar("_P")
+
+
+def _parsed(kind: type[_P], parse: Callable[[Arguments], _P], args: _P | Arguments) -> _P:
+    """A tool's parsed arguments: as given (the MCP dispatcher parses them once), or parsed from a mapping."""
+    return args if isinstance(args, kind) else parse(cast(Arguments, args))
 
 
 def _new_uuid() -> str:
@@ -310,73 +334,64 @@ class ChannelBridge:
         payload = await conn.request(method, params)
         return payload
 
-    def _first_request(self, tool: str, args: Arguments) -> tuple[str, dict[str, Any]] | None:
-        """The Gateway request a tool call starts with (``None``: it starts with none)."""
-        if tool == "conversations_list":
-            return "sessions.list", ConversationsListArgs.from_arguments(args).request_params()
-        if tool == "messages_read":
-            return "sessions.get", MessagesReadArgs.from_arguments(args).request_params()
-        if tool == "attachments_fetch":
-            parsed = AttachmentsFetchArgs.from_arguments(args)
-            if self._exact_lookup:
-                return EXACT_MESSAGE_LOOKUP_METHOD, parsed.exact_params()
-            return "sessions.get", parsed.legacy_params()
-        if tool in ("conversation_get", "messages_send"):
-            key = normalize_session_key(str(args["session_key"]))
-            return None if key is None else ("sessions.describe", describe_params(key))
-        if tool == "permissions_respond":
-            kind: ApprovalKind = "exec" if args["kind"] == "exec" else "plugin"
-            return approval_resolve_request(kind, str(args["id"]), args["decision"])
-        return None
-
-    def send_first_request(self, tool: str, args: Arguments) -> SentRequest | None:
-        """Put the first Gateway request of a call of ``tool`` on the wire now, when the bridge is ready —
-        before the task that runs the call has started; pass the result to the tool as ``sent``. ``None``
-        when there is nothing to send now (the tool then sends it itself, with the usual errors)."""
+    def send_first_request(self, tool: str, args: object) -> SentRequest | None:
+        """Put the first Gateway request of a call of ``tool`` (its parsed or validated arguments) on the wire
+        now, when the bridge is ready — before the task that runs the call has started; pass the result to the
+        tool as ``sent``. ``None`` when there is nothing to send now (the tool then sends it itself, with the
+        usual errors)."""
         conn = self._conn
-        first = self._first_request(tool, args)
-        if first is None or conn is None or self._readiness != "ready":
+        entry = TOOLS_BY_NAME.get(tool)
+        if conn is None or self._readiness != "ready" or entry is None or entry.first_request is None:
+            return None
+        parsed = entry.parse(args) if isinstance(args, Mapping) else args
+        first = entry.first_request(parsed, self._exact_lookup)
+        if first is None:
             return None
         try:
             return SentRequest(first[0], conn.send_request(*first))
         except GatewayError:
             return None
 
-    async def _first(self, tool: str, args: Arguments, sent: SentRequest | None, *, wait_ready: bool = True) -> Any:
-        """The answer to the tool's first request (sent earlier by :meth:`send_first_request`, or now, after
-        waiting for the first readiness unless ``wait_ready`` is false)."""
-        if sent is None:
-            if wait_ready:
-                await self._await_ready()
-            first = self._first_request(tool, args)
-            assert first is not None
-            return await self._request(*first)
-        payload = await sent.answer()
-        return payload
+    async def _first(
+        self, sent: SentRequest | None, request: Callable[[], GatewayCall], *, wait_ready: bool = True
+    ) -> Any:
+        """The answer to a tool's first request: sent earlier by :meth:`send_first_request`, or ``request()``
+        now, after waiting for the first readiness unless ``wait_ready`` is false."""
+        if sent is not None:
+            return await sent.answer()
+        if wait_ready:
+            await self._await_ready()
+        return await self._request(*request())
 
-    async def _conversation(self, tool: str, args: Arguments, sent: SentRequest | None) -> Conversation | None:
-        if normalize_session_key(str(args["session_key"])) is None:
+    async def _conversation(self, args: ConversationArgs, sent: SentRequest | None) -> Conversation | None:
+        request = args.gateway_request()
+        if request is None:
             return None
-        return conversation_from_describe(await self._first(tool, args, sent))
+        return conversation_from_describe(await self._first(sent, lambda: request))
 
-    # --- tools (§5) ----------------------------------------------------------------------------------
+    # --- tools (§5); each takes its parsed arguments (or the validated mapping) -----------------------
 
-    async def conversations_list(self, args: Arguments, sent: SentRequest | None = None) -> ToolResult:
-        parsed = ConversationsListArgs.from_arguments(args)
-        response = await self._first("conversations_list", args, sent)
+    async def conversations_list(
+        self, args: ConversationsListArgs | Arguments, sent: SentRequest | None = None
+    ) -> ToolResult:
+        parsed = _parsed(ConversationsListArgs, ConversationsListArgs.from_arguments, args)
+        response = await self._first(sent, parsed.gateway_request)
         return conversations_list_result(conversations_from_list(response, parsed.channel))
 
-    async def conversation_get(self, args: Arguments, sent: SentRequest | None = None) -> ToolResult:
-        session_key = str(args["session_key"])
-        return conversation_get_result(await self._conversation("conversation_get", args, sent), session_key)
+    async def conversation_get(self, args: ConversationArgs | Arguments, sent: SentRequest | None = None) -> ToolResult:
+        parsed = _parsed(ConversationArgs, ConversationArgs.from_arguments, args)
+        return conversation_get_result(await self._conversation(parsed, sent), parsed.session_key)
 
-    async def messages_read(self, args: Arguments, sent: SentRequest | None = None) -> ToolResult:
-        response = await self._first("messages_read", args, sent)
+    async def messages_read(self, args: MessagesReadArgs | Arguments, sent: SentRequest | None = None) -> ToolResult:
+        parsed = _parsed(MessagesReadArgs, MessagesReadArgs.from_arguments, args)
+        response = await self._first(sent, parsed.gateway_request)
         return messages_read_result(messages_from_response(response))
 
-    async def attachments_fetch(self, args: Arguments, sent: SentRequest | None = None) -> ToolResult:
-        parsed = AttachmentsFetchArgs.from_arguments(args)
-        response = await self._first("attachments_fetch", args, sent)
+    async def attachments_fetch(
+        self, args: AttachmentsFetchArgs | Arguments, sent: SentRequest | None = None
+    ) -> ToolResult:
+        parsed = _parsed(AttachmentsFetchArgs, AttachmentsFetchArgs.from_arguments, args)
+        response = await self._first(sent, lambda: parsed.gateway_request(self._exact_lookup))
         exact = sent.method == EXACT_MESSAGE_LOOKUP_METHOD if sent is not None else self._exact_lookup
         if exact:
             message = message_from_lookup(response)
@@ -384,16 +399,16 @@ class ChannelBridge:
             message = find_message(messages_from_response(response), parsed.message_id)
         return attachments_fetch_result(message, parsed.message_id)
 
-    def events_poll(self, args: Arguments) -> ToolResult:
-        flt = EventFilter.from_arguments(args.get("after_cursor"), args.get("session_key"))
-        return events_poll_result(self._state.queue.poll(flt, args.get("limit")))
+    def events_poll(self, args: EventsPollArgs | Arguments) -> ToolResult:
+        parsed = _parsed(EventsPollArgs, EventsPollArgs.from_arguments, args)
+        return events_poll_result(self._state.queue.poll(parsed.filter, parsed.limit))
 
-    async def events_wait(self, args: Arguments) -> ToolResult:
+    async def events_wait(self, args: EventsWaitArgs | Arguments) -> ToolResult:
         """Answer at once with a queued event or gap, else wait (§6.6). Cancelling the calling task releases
         the waiter (the caller sends no response)."""
-        flt = EventFilter.from_arguments(args.get("after_cursor"), args.get("session_key"))
+        parsed = _parsed(EventsWaitArgs, EventsWaitArgs.from_arguments, args)
         now = self._clock.now_ms()
-        begun = self._state.queue.begin_wait(flt, now, args.get("timeout_ms"))
+        begun = self._state.queue.begin_wait(parsed.filter, now, parsed.timeout_ms)
         if isinstance(begun, WaitOutcome):
             return events_wait_result(begun)
         slot = _WaitSlot()
@@ -408,22 +423,26 @@ class ChannelBridge:
                 slot.outcome = self._state.queue.release(begun.id)
         return events_wait_result(slot.outcome or WaitOutcome())
 
-    async def messages_send(self, args: Arguments, sent: SentRequest | None = None) -> ToolResult:
-        session_key = str(args["session_key"])
-        conversation = await self._conversation("messages_send", args, sent)
+    async def messages_send(self, args: MessagesSendArgs | Arguments, sent: SentRequest | None = None) -> ToolResult:
+        parsed = _parsed(MessagesSendArgs, MessagesSendArgs.from_arguments, args)
+        conversation = await self._conversation(parsed.conversation, sent)
         if conversation is None:
-            raise ToolError(conversation_not_found_for_send(session_key))
-        params = send_params(conversation, str(args["text"]), self._new_idempotency_key())
+            raise ToolError(conversation_not_found_for_send(parsed.conversation.session_key))
+        params = send_params(conversation, parsed.text, self._new_idempotency_key())
         return messages_send_result(await self._request("send", params))
 
-    def permissions_list_open(self, args: Arguments) -> ToolResult:
+    def permissions_list_open(self, args: object = None) -> ToolResult:
+        """(The tool takes no arguments; ``args`` is ignored.)"""
         approvals = self._state.list_open_approvals(self._clock.now_ms())
         self._reconcile_sweeper()
         return permissions_list_open_result(approvals)
 
-    async def permissions_respond(self, args: Arguments, sent: SentRequest | None = None) -> ToolResult:
+    async def permissions_respond(
+        self, args: PermissionsRespondArgs | Arguments, sent: SentRequest | None = None
+    ) -> ToolResult:
         # Not held back by the start-up: while the bridge is not ready this fails fast.
-        return permissions_respond_result(await self._first("permissions_respond", args, sent, wait_ready=False))
+        parsed = _parsed(PermissionsRespondArgs, PermissionsRespondArgs.from_arguments, args)
+        return permissions_respond_result(await self._first(sent, parsed.gateway_request, wait_ready=False))
 
     # --- inbound events (§6.3, §7.2, §8.3) -----------------------------------------------------------
 
@@ -508,3 +527,136 @@ class ChannelBridge:
                     break
         if self._sweeper is scope:
             self._sweeper = None
+
+
+# --- the tools: the one table of ``serve``'s tools (§4.3, §5) ------------------------------------------------
+
+ToolCall = Callable[[ChannelBridge, Any, "SentRequest | None"], Awaitable[ToolResult]]
+ToolNow = Callable[[ChannelBridge, Any], ToolResult]
+
+
+def _no_arguments(_args: Mapping[str, Any]) -> None:
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class BridgeTool:
+    """One tool: its name, description and declared arguments (what ``tools/list`` shows and ``tools/call``
+    validates against). ``parse`` turns validated arguments into the value its handler takes; the handler is
+    ``call`` (awaited; ``sent``: its first Gateway request when already on the wire) or ``now`` (answered at
+    once). ``first_request``: the Gateway request a call starts with, when it can be sent ahead (given the
+    parsed arguments and whether the Gateway offers the exact message lookup). ``abortable``: cancelled
+    outright by ``notifications/cancelled`` (else it runs on and only its answer is dropped).
+
+    What the MCP dispatcher does for ``tools/call``::
+
+        tool = TOOLS_BY_NAME[name]
+        args = tool.arguments(raw)                   # ValidationFailed: the zod issues
+        if tool.now is not None:
+            result = tool.now(bridge, args)
+        else:
+            sent = bridge.send_first_request(name, args)
+            result = await tool.call(bridge, args, sent)
+    """
+
+    name: str
+    description: str
+    properties: tuple[PropertySpec, ...]
+    parse: Callable[[Mapping[str, Any]], Any]
+    call: ToolCall | None = None
+    now: ToolNow | None = None
+    first_request: Callable[[Any, bool], GatewayCall | None] | None = None
+    abortable: bool = False
+
+    def arguments(self, raw: object = UNDEFINED) -> Any:
+        """The parsed value of a call's ``arguments`` (``UNDEFINED``: the request had none). Raises
+        :class:`~domain.bridge.arguments.ValidationFailed` with every zod issue."""
+        return self.parse(validate_arguments(self, raw))
+
+
+_SESSION_KEY = text("session_key", required=True, min_length=1)
+
+TOOLS: Final[tuple[BridgeTool, ...]] = (
+    BridgeTool(
+        "conversations_list",
+        "List OpenClaw channel-backed conversations available through session routes.",
+        (
+            integer("limit", 1, 500),
+            text("search"),
+            text("channel"),
+            boolean("includeDerivedTitles"),
+            boolean("includeLastMessage"),
+        ),
+        ConversationsListArgs.from_arguments,
+        call=ChannelBridge.conversations_list,
+        first_request=lambda args, _exact: args.gateway_request(),
+    ),
+    BridgeTool(
+        "conversation_get",
+        "Get one OpenClaw conversation by session key.",
+        (_SESSION_KEY,),
+        ConversationArgs.from_arguments,
+        call=ChannelBridge.conversation_get,
+        first_request=lambda args, _exact: args.gateway_request(),
+    ),
+    BridgeTool(
+        "messages_read",
+        "Read recent messages for one OpenClaw conversation.",
+        (_SESSION_KEY, integer("limit", 1, 200)),
+        MessagesReadArgs.from_arguments,
+        call=ChannelBridge.messages_read,
+        first_request=lambda args, _exact: args.gateway_request(),
+    ),
+    BridgeTool(
+        "attachments_fetch",
+        "List non-text attachments for a message in one OpenClaw conversation.",
+        (_SESSION_KEY, text("message_id", required=True, min_length=1), integer("limit", 1, 200)),
+        AttachmentsFetchArgs.from_arguments,
+        call=ChannelBridge.attachments_fetch,
+        first_request=lambda args, exact: args.gateway_request(exact),
+    ),
+    BridgeTool(
+        "events_poll",
+        "Poll queued OpenClaw conversation events since a cursor.",
+        (integer("after_cursor", 0), text("session_key"), integer("limit", 1, 200)),
+        EventsPollArgs.from_arguments,
+        now=ChannelBridge.events_poll,
+    ),
+    BridgeTool(
+        "events_wait",
+        "Wait for the next queued OpenClaw conversation event.",
+        (integer("after_cursor", 0), text("session_key"), integer("timeout_ms", 1, 300_000)),
+        EventsWaitArgs.from_arguments,
+        call=lambda bridge, args, _sent: bridge.events_wait(args),
+        abortable=True,  # the waiter is released (§6.6)
+    ),
+    BridgeTool(
+        "messages_send",
+        "Send a message back through the same OpenClaw conversation route.",
+        (_SESSION_KEY, text("text", required=True, min_length=1)),
+        MessagesSendArgs.from_arguments,
+        call=ChannelBridge.messages_send,
+        first_request=lambda args, _exact: args.gateway_request(),
+    ),
+    BridgeTool(
+        "permissions_list_open",
+        "List open OpenClaw exec or plugin approval requests visible through the Gateway.",
+        (),
+        _no_arguments,
+        now=ChannelBridge.permissions_list_open,
+    ),
+    BridgeTool(
+        "permissions_respond",
+        "Allow or deny one pending OpenClaw exec or plugin approval request.",
+        (
+            one_of("kind", APPROVAL_KINDS),
+            text("id", required=True, min_length=1),
+            one_of("decision", APPROVAL_DECISIONS),
+        ),
+        PermissionsRespondArgs.from_arguments,
+        call=ChannelBridge.permissions_respond,
+        first_request=lambda args, _exact: args.gateway_request(),
+    ),
+)
+
+TOOLS_BY_NAME: Final[Mapping[str, BridgeTool]] = {tool.name: tool for tool in TOOLS}

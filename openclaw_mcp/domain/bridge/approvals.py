@@ -29,6 +29,7 @@ __all__ = [
     "PendingApproval",
     "PendingPermission",
     "PendingRegistry",
+    "PermissionsRespondArgs",
     "SweepReport",
     "TrackedApproval",
     "approval_resolve_request",
@@ -261,3 +262,19 @@ def approval_resolve_request(
     """The Gateway request of ``permissions_respond`` (§5.9): method, ``{"id", "decision"}`` (id as given)."""
     method = "exec.approval.resolve" if kind == "exec" else "plugin.approval.resolve"
     return method, {"id": approval_id, "decision": decision}
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionsRespondArgs:
+    """``permissions_respond`` arguments (§5.9): the approval's kind, id (as given) and decision."""
+
+    kind: ApprovalKind
+    approval_id: str
+    decision: ApprovalDecision
+
+    @classmethod
+    def from_arguments(cls, args: Mapping[str, Any]) -> PermissionsRespondArgs:
+        return cls("exec" if args["kind"] == "exec" else "plugin", str(args["id"]), args["decision"])
+
+    def gateway_request(self) -> tuple[str, dict[str, Any]]:
+        return approval_resolve_request(self.kind, self.approval_id, self.decision)

@@ -25,10 +25,14 @@ from openclaw_mcp.jscompat.text import js_trim, js_trim_or_none
 from openclaw_mcp.jscompat.undefined import UNDEFINED
 
 __all__ = [
+    "EXACT_MESSAGE_LOOKUP_METHOD",
     "AttachmentsFetchArgs",
     "Conversation",
+    "ConversationArgs",
     "ConversationsListArgs",
+    "GatewayCall",
     "MessagesReadArgs",
+    "MessagesSendArgs",
     "conversation_from_describe",
     "conversations_from_list",
     "describe_params",
@@ -49,6 +53,13 @@ __all__ = [
     "send_params",
     "to_conversation",
 ]
+
+
+GatewayCall = tuple[str, dict[str, Any]]
+"""A Gateway request a tool sends: method and params."""
+
+EXACT_MESSAGE_LOOKUP_METHOD: Final = "chat.message.get"
+"""The exact message lookup of newer Gateways (listed in ``hello-ok`` ``features.methods``)."""
 
 
 # --- §0.4 normalisation functions ----------------------------------------------------------------------
@@ -211,6 +222,10 @@ class ConversationsListArgs:
             include_last_message=last if isinstance(last, bool) else True,
         )
 
+    def gateway_request(self) -> GatewayCall:
+        """``sessions.list`` with :meth:`request_params`."""
+        return "sessions.list", self.request_params()
+
     def request_params(self) -> dict[str, Any]:
         """``sessions.list`` params: ``limit``, ``search`` (only when given, untrimmed), the two flags."""
         params: dict[str, Any] = {"limit": self.limit}
@@ -252,6 +267,39 @@ def normalize_session_key(session_key: str) -> str | None:
 def describe_params(key: str) -> dict[str, Any]:
     """``sessions.describe`` params for an already trimmed key."""
     return {"key": key, "includeDerivedTitles": True, "includeLastMessage": True}
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationArgs:
+    """``conversation_get`` arguments (§5.2): the key as given and its trimmed form (``None`` when blank: the
+    tool answers "not found" without a request)."""
+
+    session_key: str
+    key: str | None
+
+    @classmethod
+    def from_arguments(cls, args: Mapping[str, object]) -> ConversationArgs:
+        session_key = str(args["session_key"])
+        return cls(session_key, normalize_session_key(session_key))
+
+    def gateway_request(self) -> GatewayCall | None:
+        """``sessions.describe`` of the trimmed key; ``None`` for a blank key."""
+        return None if self.key is None else ("sessions.describe", describe_params(self.key))
+
+
+@dataclass(frozen=True, slots=True)
+class MessagesSendArgs:
+    """``messages_send`` arguments (§5.7): the conversation to describe first, the text verbatim."""
+
+    conversation: ConversationArgs
+    text: str
+
+    @classmethod
+    def from_arguments(cls, args: Mapping[str, object]) -> MessagesSendArgs:
+        return cls(ConversationArgs.from_arguments(args), str(args["text"]))
+
+    def gateway_request(self) -> GatewayCall | None:
+        return self.conversation.gateway_request()
 
 
 def conversation_from_describe(response: object) -> Conversation | None:
@@ -296,6 +344,10 @@ class MessagesReadArgs:
             limit=int_option(args.get("limit"), 20, 1, 200),
         )
 
+    def gateway_request(self) -> GatewayCall:
+        """``sessions.get`` with :meth:`request_params`."""
+        return "sessions.get", self.request_params()
+
     def request_params(self) -> dict[str, Any]:
         """``sessions.get`` params."""
         return {"key": self.session_key, "limit": self.limit}
@@ -331,6 +383,13 @@ class AttachmentsFetchArgs:
             message_id=message_id if isinstance(message_id, str) else "",
             legacy_limit=int_option(100 if limit is None else limit, 20, 1, 200),
         )
+
+    def gateway_request(self, exact_lookup: bool) -> GatewayCall:
+        """``chat.message.get`` (:data:`EXACT_MESSAGE_LOOKUP_METHOD`) when the Gateway offers it, else the
+        legacy ``sessions.get``."""
+        if exact_lookup:
+            return EXACT_MESSAGE_LOOKUP_METHOD, self.exact_params()
+        return "sessions.get", self.legacy_params()
 
     def exact_params(self) -> dict[str, Any]:
         """``chat.message.get`` params (the exact path; ``limit`` ignored)."""

@@ -39,6 +39,8 @@ __all__ = [
     "EventBody",
     "EventFilter",
     "EventQueue",
+    "EventsPollArgs",
+    "EventsWaitArgs",
     "GatewayPayloadError",
     "MessageEvent",
     "PollResult",
@@ -274,6 +276,31 @@ class EventFilter:
         if not self.session_key:
             return True
         return event.session_key == self.session_key
+
+
+@dataclass(frozen=True, slots=True)
+class EventsPollArgs:
+    """``events_poll`` arguments (§6.5): the filter and the limit as given (``None`` when absent)."""
+
+    filter: EventFilter
+    limit: object = None
+
+    @classmethod
+    def from_arguments(cls, args: Mapping[str, object]) -> EventsPollArgs:
+        return cls(EventFilter.from_arguments(args.get("after_cursor"), args.get("session_key")), args.get("limit"))
+
+
+@dataclass(frozen=True, slots=True)
+class EventsWaitArgs:
+    """``events_wait`` arguments (§6.6): the filter and the timeout as given (``None`` when absent)."""
+
+    filter: EventFilter
+    timeout_ms: object = None
+
+    @classmethod
+    def from_arguments(cls, args: Mapping[str, object]) -> EventsWaitArgs:
+        flt = EventFilter.from_arguments(args.get("after_cursor"), args.get("session_key"))
+        return cls(flt, args.get("timeout_ms"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,6 @@ import functools
 import os
 import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import anyio
@@ -41,7 +40,7 @@ from openclaw_mcp.entrypoints.stdio_process import Stderr, load_config_document,
 if TYPE_CHECKING:
     from openclaw_mcp.application.bridge.service import ChannelBridge
     from openclaw_mcp.application.ports.bridge import LineWriter
-    from openclaw_mcp.application.ports.gateway import Gateway, GatewayConnection, GatewayEvent, GatewaySettings
+    from openclaw_mcp.application.ports.gateway import GatewaySettings
 
 __all__ = ["main", "run_serve", "serve_command"]
 
@@ -68,22 +67,6 @@ def _after_first_input(
         return await step()
 
     return deferred
-
-
-class _DeferredGateway:
-    """Takes the Gateway client (the WebSocket client and its SQLite identity store) from the container on
-    first use, so that nothing of it is imported before the bridge connects."""
-
-    def __init__(self, provide: Callable[[], Gateway]) -> None:
-        self._provide = provide
-        self._gateway: Gateway | None = None
-
-    def connect(
-        self, settings: GatewaySettings, *, on_event: Callable[[GatewayEvent], None], log: Callable[[str], None]
-    ) -> AbstractAsyncContextManager[GatewayConnection]:
-        if self._gateway is None:
-            self._gateway = self._provide()
-        return self._gateway.connect(settings, on_event=on_event, log=log)
 
 
 def _client_log(stderr: Stderr, verbose: bool) -> LineWriter:
@@ -174,28 +157,24 @@ async def run_serve(
     stdio = contextlib.ExitStack()
     stdin, stdout = stdio.enter_context(process_stdio(stdin, stdout))
     shutdown = anyio.Event()
-    built: list[ChannelBridge] = []
 
-    def bridge() -> ChannelBridge:
-        """The bridge, built on first use: by the start step, or earlier by a message that needs it."""
-        if not built:
-            from openclaw_mcp.application.bridge.service import ChannelBridge  # deferred: see _after_first_input
+    def build_bridge() -> ChannelBridge:
+        """The bridge and its Gateway client (the dispatcher builds it once: by the start step, or earlier by
+        a message that needs it)."""
+        from openclaw_mcp.application.bridge.service import ChannelBridge  # deferred: see _after_first_input
 
-            built.append(
-                ChannelBridge(
-                    gateway=_DeferredGateway(container.gateway),
-                    resolve_settings=resolve_settings,
-                    notifier=server,
-                    clock=container.clock(),
-                    write_line=err.raw,
-                    client_log=_client_log(err, verbose),
-                    mode=mode,
-                    verbose=verbose,
-                )
-            )
-        return built[0]
+        return ChannelBridge(
+            gateway=container.gateway(),
+            resolve_settings=resolve_settings,
+            notifier=server,
+            clock=container.clock(),
+            write_line=err.raw,
+            client_log=_client_log(err, verbose),
+            mode=mode,
+            verbose=verbose,
+        )
 
-    server = McpDispatcher(StdioTransport(stdin, stdout, on_close=shutdown.set), mode=mode, bridge=bridge)
+    server = McpDispatcher(StdioTransport(stdin, stdout, on_close=shutdown.set), mode=mode, bridge=build_bridge)
     start_error: BaseException | None = None
     close_error: BaseException | None = None
 
@@ -210,7 +189,8 @@ async def run_serve(
     async def start_bridge(tg: anyio.abc.TaskGroup) -> None:
         if shutdown.is_set():
             return  # closed before the start: nothing to connect
-        started = bridge()
+        started = server.bridge()
+        assert started is not None
         await tg.start(started.run)
         tg.start_soon(watch_start, started)
 
@@ -225,7 +205,7 @@ async def run_serve(
             if handle_signals:
                 tg.start_soon(watch_signals, shutdown.set)
             await shutdown.wait()
-            close_error = await _close(built[0] if built else None, server)
+            close_error = await _close(server.built_bridge, server)
             tg.cancel_scope.cancel()
     finally:
         stdio.close()

@@ -44,11 +44,11 @@ from openclaw_mcp.entrypoints.serve.jsonrpc import (
 from openclaw_mcp.entrypoints.serve.transport import StdioTransport, TransportClosed
 
 if TYPE_CHECKING:
-    from openclaw_mcp.application.bridge.service import ChannelBridge, SentRequest
+    from openclaw_mcp.application.bridge.service import BridgeTool, ChannelBridge, SentRequest
     from openclaw_mcp.domain.bridge.texts import ToolResult
 
-# The bridge (application.bridge.service, domain.bridge.*) and the tool table are imported on the first
-# message that needs them, not before ``initialize`` is answered.
+# The bridge (application.bridge.service, domain.bridge.*) and its tool table are imported on the first message
+# that needs them, not before ``initialize`` is answered.
 
 __all__ = [
     "LATEST_PROTOCOL_VERSION",
@@ -76,7 +76,7 @@ def server_capabilities(mode: ClaudeChannelMode) -> dict[str, Any]:
 
 class McpDispatcher:
     """One MCP session over a :class:`StdioTransport`; tools are served by the :class:`ChannelBridge` that
-    ``bridge`` (called on the first message that needs it) provides, or one bound with :meth:`bind`. Also the
+    ``bridge`` builds, called once, by the first message that needs it or by :meth:`bridge`. Also the
     bridge's :class:`~application.ports.bridge.McpNotifier`. The read loop, in-flight calls, cancellation and
     the draining close are :class:`~entrypoints.rpc_session.RpcSession`'s; only ``events_wait`` reacts to
     cancellation (its waiter is released), other calls run to the end and their answers are discarded, as in
@@ -99,12 +99,15 @@ class McpDispatcher:
         written by then) or the input has ended."""
         await self._session.wait_first_input()
 
-    def bind(self, bridge: ChannelBridge) -> None:
-        self._bridge = bridge
-
-    def _current_bridge(self) -> ChannelBridge | None:
+    def bridge(self) -> ChannelBridge | None:
+        """The bridge, built now unless built already (``None``: the dispatcher has none)."""
         if self._bridge is None and self._provide_bridge is not None:
             self._bridge = self._provide_bridge()
+        return self._bridge
+
+    @property
+    def built_bridge(self) -> ChannelBridge | None:
+        """The bridge if built, without building it."""
         return self._bridge
 
     # --- lifecycle ---------------------------------------------------------------------------------
@@ -122,7 +125,7 @@ class McpDispatcher:
 
     def _handle_notification(self, message: Notification) -> None:
         if message.method == PERMISSION_REQUEST_METHOD:
-            bridge = self._current_bridge()
+            bridge = self.bridge()
             if bridge is not None:
                 bridge.handle_permission_request(message.params)
 
@@ -132,12 +135,12 @@ class McpDispatcher:
             return response
         # The call's first Gateway request goes out now, while its task is still to start.
         call = response
-        call.sent = call.bridge.send_first_request(call.name, call.args)
+        sent = call.bridge.send_first_request(call.tool.name, call.args)
 
         async def run() -> dict[str, Any]:
-            return result_response(request.id, (await call.run()).to_json())
+            return result_response(request.id, (await call.run(sent)).to_json())
 
-        return Pending(run, abortable=call.name == "events_wait")
+        return Pending(run, abortable=call.tool.abortable)
 
     # --- output ------------------------------------------------------------------------------------
 
@@ -176,7 +179,7 @@ class McpDispatcher:
             return error_response(request.id, INVALID_PARAMS, str(exc))
         if not isinstance(call, _ToolCall):
             return result_response(request.id, call.to_json())
-        if call.name in _SYNC_TOOLS:
+        if call.tool.now is not None:  # answered from the bridge's own state, without waiting
             return result_response(request.id, call.run_now().to_json())
         return call
 
@@ -189,15 +192,12 @@ class McpDispatcher:
 
     def _prepare_call(self, params: Mapping[str, Any] | None) -> ToolResult | _ToolCall:
         """Check a ``tools/call``: the error result for an unknown tool, invalid arguments or a bridge that
-        is not bound yet, else what to invoke. Raises ``InvalidParams`` for malformed params."""
+        is not bound yet, else what to invoke (with the arguments parsed, once). Raises ``InvalidParams`` for
+        malformed params."""
+        from openclaw_mcp.application.bridge.service import TOOLS_BY_NAME
+        from openclaw_mcp.domain.bridge.arguments import ValidationFailed
         from openclaw_mcp.domain.bridge.texts import error_result
-        from openclaw_mcp.entrypoints.serve.tools import (
-            TOOLS_BY_NAME,
-            ValidationFailed,
-            invalid_arguments_text,
-            unknown_tool_text,
-            validate_arguments,
-        )
+        from openclaw_mcp.entrypoints.serve.tools import invalid_arguments_text, unknown_tool_text
 
         require_string(params, "name")
         assert params is not None
@@ -208,17 +208,13 @@ class McpDispatcher:
         if tool is None:
             return error_result(unknown_tool_text(name))
         try:
-            args = validate_arguments(tool, params["arguments"]) if "arguments" in params else validate_arguments(tool)
+            args = tool.arguments(params["arguments"]) if "arguments" in params else tool.arguments()
         except ValidationFailed as exc:
             return error_result(invalid_arguments_text(name, str(exc)))
-        bridge = self._current_bridge()
+        bridge = self.bridge()
         if bridge is None:
             return error_result("Gateway client is not ready")
-        return _ToolCall(name, args, bridge)
-
-
-_SYNC_TOOLS: Final = frozenset({"events_poll", "permissions_list_open"})
-"""Tools answered from the bridge's own state, without waiting."""
+        return _ToolCall(tool, args, bridge)
 
 
 def _failure_result(exc: Exception) -> ToolResult:
@@ -229,38 +225,26 @@ def _failure_result(exc: Exception) -> ToolResult:
     return error_result(str(exc) or type(exc).__name__)  # the SDK turns any handler failure into an isError result
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class _ToolCall:
-    """A validated call of one of the bridge's tools; a failure of the handler is an ``isError`` result.
-    ``sent``: its first Gateway request, when that was sent before the call's task started."""
+    """A validated call of one of the bridge's tools (``args``: parsed); a failure of the handler is an
+    ``isError`` result."""
 
-    name: str
-    args: dict[str, Any]
+    tool: BridgeTool
+    args: Any
     bridge: ChannelBridge
-    sent: SentRequest | None = None
 
     def run_now(self) -> ToolResult:
-        bridge = self.bridge
+        assert self.tool.now is not None
         try:
-            if self.name == "events_poll":
-                return bridge.events_poll(self.args)
-            return bridge.permissions_list_open(self.args)
+            return self.tool.now(self.bridge, self.args)
         except Exception as exc:
             return _failure_result(exc)
 
-    async def run(self) -> ToolResult:
-        bridge, args, sent = self.bridge, self.args, self.sent
+    async def run(self, sent: SentRequest | None) -> ToolResult:
+        """``sent``: the call's first Gateway request, when that was sent before the call's task started."""
+        assert self.tool.call is not None
         try:
-            if self.name == "events_wait":
-                return await bridge.events_wait(args)
-            handlers = {
-                "conversations_list": bridge.conversations_list,
-                "conversation_get": bridge.conversation_get,
-                "messages_read": bridge.messages_read,
-                "attachments_fetch": bridge.attachments_fetch,
-                "messages_send": bridge.messages_send,
-                "permissions_respond": bridge.permissions_respond,
-            }
-            return await handlers[self.name](args, sent)
+            return await self.tool.call(self.bridge, self.args, sent)
         except Exception as exc:
             return _failure_result(exc)
