@@ -3,10 +3,11 @@
 # the CLI oracle and recorded serve exchanges, the check scripts driving the reference, the page seed.
 # The repository needs nothing beside it; run this only to take a newer copy from a specification folder.
 #
-#   bash scripts/refresh_reference_cases.sh [SPEC_ROOT]     (default: ../shared, the folder holding spec/ and oracle/)
+#   bash scripts/refresh_reference_cases.sh SPEC_ROOT     (the folder holding spec/ and oracle/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-src=${1:-../shared}
+[[ $# -eq 1 ]] || { echo "usage: bash scripts/refresh_reference_cases.sh SPEC_ROOT" >&2; exit 2; }
+src=$1
 [[ -d "$src/oracle" && -d "$src/spec/check" ]] || { echo "refresh_reference_cases: no oracle/ and spec/check/ under $src" >&2; exit 2; }
 dst=tests/reference_cases
 rm -rf "$dst/oracle" "$dst/check" "$dst/fixtures"
