@@ -5,18 +5,13 @@ one file at a time; :class:`IncludeAnswers` answers it from the port and remembe
 walk over a document with the same directives (the would-be config a commit validates, right after the
 current one was analysed) is answered again without touching the files.
 
-:func:`run_walk` awaits the port: file reads run off the event loop. :meth:`IncludeAnswers.answer_now` serves
-the synchronous callers (``ConfigService.validate_document``, called from a change callback): remembered
-answers first; a request never asked before is put to the port directly when no event loop runs (inline
-compositions, whose adapters never suspend), and otherwise on a private event loop in another thread while
-the caller waits — the one case that still holds up the caller's loop, reached only when a change introduces
-a ``$include`` the analysis before it did not read.
+:func:`run_walk` awaits the port: file reads run off the event loop (an inline composition's loader never
+suspends, so the same coroutines run without one).
 """
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Coroutine, Generator
+from collections.abc import Coroutine, Generator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from openclaw_mcp.domain.includes import IncludeError, IncludeRequest, ResolveInclude
@@ -53,18 +48,6 @@ class IncludeAnswers:
         self._answers[request] = (True, value)
         return value
 
-    def answer_now(self, request: IncludeRequest) -> Any:
-        """:meth:`answer` for a caller that cannot await (see the module docstring)."""
-        if request in self._answers:
-            return self._recalled(request)
-        try:
-            value = _on_private_loop(self._ask, request) if _on_event_loop() else _complete(self._ask(request))
-        except IncludeError as exc:
-            self._answers[request] = (False, exc)
-            raise
-        self._answers[request] = (True, value)
-        return value
-
     def _recalled(self, request: IncludeRequest) -> Any:
         ok, value = self._answers[request]
         if not ok:
@@ -90,38 +73,3 @@ async def run_walk(walk: Generator[IncludeRequest, Any, T], answers: IncludeAnsw
         return result
     finally:
         walk.close()
-
-
-def _on_event_loop() -> bool:
-    """Whether this thread runs an (anyio) event loop; never in an inline process, which imports no anyio."""
-    if "anyio" not in sys.modules:
-        return False
-    import anyio.lowlevel
-
-    try:
-        anyio.lowlevel.current_token()
-    except RuntimeError:  # anyio's NoEventLoopError
-        return False
-    return True
-
-
-def _complete(coro: Coroutine[Any, Any, T]) -> T:
-    """``coro``'s result, run without an event loop (the port's adapters composed without one never suspend)."""
-    try:
-        coro.send(None)
-    except StopIteration as done:
-        result: T = done.value
-        return result
-    coro.close()
-    raise RuntimeError("internal error: an include loader composed without an event loop tried to suspend")
-
-
-def _on_private_loop(ask: Callable[[IncludeRequest], Coroutine[Any, Any, T]], request: IncludeRequest) -> T:
-    """``ask(request)`` run on an event loop of its own, in another thread, while this thread waits."""
-    import anyio.from_thread  # deferred: an inline process never gets here
-
-    async def run() -> T:
-        return await ask(request)
-
-    with anyio.from_thread.start_blocking_portal() as portal:
-        return portal.call(run)

@@ -195,10 +195,10 @@ class ConfigPaths:
         changes: list[str] = []
         remaining: list[Issue] = []
 
-        def change(authored: dict[str, Any]) -> dict[str, Any]:
+        async def change(authored: dict[str, Any]) -> dict[str, Any]:
             after, lines = migrate_legacy_mcp(authored)
             changes[:] = lines
-            remaining[:] = self._config.validate_document(after) if lines else []
+            remaining[:] = await self._config.validate_document(after) if lines else []
             return authored if remaining else after
 
         committed = await self._config.commit_repair(change) if text is not None else None

@@ -28,7 +28,7 @@ from openclaw_mcp.domain.config_doc import (
 )
 from openclaw_mcp.domain.config_issues import Issue, ValidatorThrew
 from openclaw_mcp.domain.config_load import ConfigAnalysis, config_analysis, unreadable_config
-from openclaw_mcp.domain.includes import IncludeError, IncludeResolution, drive_walk, include_walk
+from openclaw_mcp.domain.includes import IncludeError, IncludeResolution, include_walk
 from openclaw_mcp.domain.validation import validate_config
 from openclaw_mcp.jscompat.jsjson import js_order
 
@@ -43,6 +43,7 @@ __all__ = ["Committed", "ConfigService", "DocumentChange", "OnCommitted", "Warn"
 Warn = Callable[[str], None]
 ServersChange = Callable[[dict[str, Any]], None]
 DocumentChange = Callable[[dict[str, Any]], dict[str, Any]]
+RepairChange = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 """Maps the authored document to the one to write (a new object; the argument must not be changed)."""
 Precondition = Callable[[str | None], None]
 """Checks the current file text under the write lock; raises to abort the write."""
@@ -257,7 +258,7 @@ class ConfigService:
             await self._refs.mark_independent(server, self._clock.now_ms())
         return committed
 
-    async def commit_repair(self, change: DocumentChange) -> Committed | None:
+    async def commit_repair(self, change: RepairChange) -> Committed | None:
         """Write a repair of the authored document (``openclaw doctor``): unlike ``commit_document`` the current
         file need not be valid (repairing it is the point) and the result is not validated; the lock, the
         read-only modes, the clobber guard and the atomic write with its ``.bak`` ring are the same.
@@ -274,7 +275,7 @@ class ConfigService:
                 return None
             analysis, _ = await self._analyze(current.text)
             before = analysis.authored
-            after = change(before)
+            after = await change(before)
             if not before or after == before:
                 return None
             text = serialize_config(prepare_written_document(after, first_write=False))
@@ -286,19 +287,13 @@ class ConfigService:
             await edit.replace(text)
         return Committed(before, after)
 
-    def validate_document(self, document: dict[str, Any]) -> list[Issue]:
+    async def validate_document(self, document: dict[str, Any]) -> list[Issue]:
         """The issues a commit of ``document`` (authored form) would be refused for; empty when it is valid.
-
-        Synchronous (it serves change callbacks): ``$include`` files are those the latest analysis read
-        (``load``, ``inspect``, a commit), see ``application.config_includes``."""
+        ``$include`` files the latest analysis read (``load``, ``inspect``, a commit) are not read again."""
         includes = self._includes
         if includes is None:
             includes = self._includes = IncludeAnswers(self._store.include_loader())
-        try:
-            resolution = drive_walk(include_walk(document, self.path), includes.answer_now)
-        except IncludeError as exc:
-            raise ApplicationError(exc.message) from exc
-        return self._issues(document, resolution)
+        return self._issues(document, await self._resolve(document, includes))
 
     async def _resolve(self, document: dict[str, Any], includes: IncludeAnswers) -> IncludeResolution:
         try:

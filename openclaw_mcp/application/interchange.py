@@ -243,7 +243,7 @@ class Interchange:
         report.warnings += combined.warnings
         report.manual += combined.manual
         report.skipped += combined.conflicts
-        accepted = self._accept(analysis.authored, analysis.servers, combined.servers, request, report)
+        accepted = await self._accept(analysis.authored, analysis.servers, combined.servers, request, report)
         if report.problems:
             report.servers = {}
             return report
@@ -260,7 +260,7 @@ class Interchange:
         report.written = True
         return report
 
-    def _accept(
+    async def _accept(
         self,
         authored: dict[str, Any],
         existing: Mapping[str, Any],
@@ -284,7 +284,7 @@ class Interchange:
             document = mutate_servers(authored, _setter(name, server))
             issues = [
                 issue
-                for issue in self._config.validate_document(document)
+                for issue in await self._config.validate_document(document)
                 if issue.path[:3] == ("mcp", "servers", name)
             ]
             if issues:

@@ -1,6 +1,7 @@
 """``$include`` files reach the config service through the ``IncludeLoader`` port without blocking the event
-loop (``application.config_includes``): the filesystem loader reads in worker threads, the analysis's answers
-serve the synchronous ``validate_document``, and an inline process still imports no event loop."""
+loop (``application.config_includes``): the filesystem loader reads in worker threads, ``validate_document``
+reuses the analysis's answers and reads a new include through the port too, and an inline process still
+imports no event loop."""
 
 from __future__ import annotations
 
@@ -125,10 +126,11 @@ async def test_validate_document_uses_the_include_files_the_analysis_read() -> N
     with anyio.fail_after(5):
         analysis = await config.load()
     store.files["/memory/servers.json"] = '{"docs": {"command": 5}}'  # changed after the analysis read it
-    assert config.validate_document(analysis.authored) == []
     with anyio.fail_after(5):
+        assert await config.validate_document(analysis.authored) == []
         _, analysis = await config.inspect()  # a new analysis reads afresh
-    assert [issue.dotted for issue in config.validate_document(analysis.authored)] == ["mcp.servers.docs.command"]
+        issues = await config.validate_document(analysis.authored)
+    assert [issue.dotted for issue in issues] == ["mcp.servers.docs.command"]
 
 
 @pytest.mark.asyncio
@@ -138,10 +140,13 @@ async def test_validate_document_reads_an_include_a_change_introduced_on_the_eve
     with anyio.fail_after(5):
         analysis = await configs.load()
     added = with_server(analysis.authored, "new", {"$include": "./srv.json"})
-    assert [issue.dotted for issue in configs.validate_document(added)] == ["mcp.servers.new.command"]
+    with anyio.fail_after(5):
+        issues = await configs.validate_document(added)
+    assert [issue.dotted for issue in issues] == ["mcp.servers.new.command"]
     missing = with_server(analysis.authored, "new", {"$include": "./missing.json"})
     with pytest.raises(ApplicationError, match=r"^Failed to read include file: \./missing\.json \(resolved: "):
-        configs.validate_document(missing)
+        with anyio.fail_after(5):
+            await configs.validate_document(missing)
 
 
 def test_validate_document_reads_an_include_a_change_introduced_inline(tmp_path: Path) -> None:
@@ -149,7 +154,7 @@ def test_validate_document_reads_an_include_a_change_introduced_inline(tmp_path:
     configs = service(FileConfigStore(str(config), inline=True))
     analysis = run_inline(configs.load())
     added = with_server(analysis.authored, "new", {"$include": "./srv.json"})
-    assert [issue.dotted for issue in configs.validate_document(added)] == ["mcp.servers.new.command"]
+    assert [issue.dotted for issue in run_inline(configs.validate_document(added))] == ["mcp.servers.new.command"]
 
 
 @pytest.mark.asyncio
