@@ -409,6 +409,11 @@ def test_15_a_removed_or_disabled_server_ends_its_view_and_its_process(
     start_apps: Any, page: Page, change: str
 ) -> None:
     apps = start_apps()
+    # Another server, so that removing `clock` never looks like a clobber to the size-drop guard (a write below
+    # half of a >= 512-byte config is refused; the config's size depends on the length of the tmp path).
+    document = apps.ui.config()
+    document["mcp"]["servers"]["keep"] = {"command": "true", "args": ["x" * 1024]}
+    apps.ui.write_config(document)
     inner = run_clock(page, apps)
     expect(inner.locator("#time")).to_have_text("time=12:00", timeout=15_000)
     inner.locator("#tick").click()
