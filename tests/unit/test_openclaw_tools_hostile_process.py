@@ -33,10 +33,9 @@ from hypothesis import strategies as st
 from tests.docker.gateway_harness import isolated_env
 from tests.fixtures.openclaw_tools_texts import ACTIONS, AGENT_ROLES, TOOLS
 from tests.fixtures.stdio_lines import (
-    HUGE_INT,
     LineServer,
     answers_to,
-    nested,
+    huge_and_deep_cases,
     raw_request,
     spawn_line_server,
     stop_with_a_paused_reader,
@@ -360,29 +359,13 @@ def test_random_calls_are_always_answered_with_frames_and_never_leak_the_token(
 
 
 _ACTION_REQUIRED = {"content": [{"type": "text", "text": "Tool error: action required"}], "isError": True}
-_NOT_FOUND = {"error": {"code": -32601, "message": "Method not found"}}
 
 
 def _call_with(value: str) -> str:
     return raw_request('"q"', "tools/call", '{"name":"openclaw","arguments":{"zz":' + value + "}}")
 
 
-# Issue 32: what the reference 2026.9.6 answers (None: nothing; the id is Infinity or an array for it).
-_HUGE_AND_DEEP: list[tuple[str, dict[str, Any] | None]] = [
-    (raw_request('"q"', "ping", '{"x":' + HUGE_INT + "}"), {"result": {}}),
-    (raw_request('"q"', "nope", '{"x":' + HUGE_INT + "}"), _NOT_FOUND),
-    (_call_with(HUGE_INT), {"result": _ACTION_REQUIRED}),
-    (raw_request(HUGE_INT, "ping"), None),
-    (raw_request("-" + HUGE_INT, "ping"), None),
-]
-for _depth in (1_000, 10_000, 100_000):
-    _HUGE_AND_DEEP += [
-        (raw_request('"q"', "ping", '{"x":' + nested(_depth) + "}"), {"result": {}}),
-        (raw_request('"q"', "ping", '{"x":' + '{"a":' * _depth + "1" + "}" * _depth + "}"), {"result": {}}),
-        (raw_request('"q"', "nope", '{"x":' + nested(_depth) + "}"), _NOT_FOUND),
-        (_call_with(nested(_depth)), {"result": _ACTION_REQUIRED}),
-        (raw_request(nested(_depth), "ping"), None),
-    ]
+_HUGE_AND_DEEP = huge_and_deep_cases(_call_with, {"result": _ACTION_REQUIRED}, {"result": _ACTION_REQUIRED})
 
 
 @pytest.mark.parametrize(("line", "expected"), _HUGE_AND_DEEP, ids=lambda value: str(value)[:60])

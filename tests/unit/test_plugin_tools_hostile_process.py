@@ -31,10 +31,9 @@ from hypothesis import strategies as st
 from tests.docker.gateway_harness import isolated_env
 from tests.fixtures.plugins import SITE
 from tests.fixtures.stdio_lines import (
-    HUGE_INT,
     LineServer,
     answers_to,
-    nested,
+    huge_and_deep_cases,
     raw_request,
     spawn_line_server,
     stop_with_a_paused_reader,
@@ -131,30 +130,13 @@ def test_random_calls_never_crash_the_server_nor_run_the_blocked_tool(
 
 
 _BLOCKED = {"content": [{"type": "text", "text": "blocked by hookplug"}], "isError": True}
-_NOT_FOUND = {"error": {"code": -32601, "message": "Method not found"}}
 
 
 def _call_with(value: str) -> str:
     return raw_request('"q"', "tools/call", '{"name":"echo_tool","arguments":{"text":' + value + "}}")
 
 
-# Issue 32: what the reference 2026.9.6 answers (None: nothing; the id is Infinity or an array for it). A tool
-# call is answered with a result (the reference's echo, or its "Maximum call stack size exceeded" tool error).
-_HUGE_AND_DEEP: list[tuple[str, dict[str, Any] | str | None]] = [
-    (raw_request('"q"', "ping", '{"x":' + HUGE_INT + "}"), {"result": {}}),
-    (raw_request('"q"', "nope", '{"x":' + HUGE_INT + "}"), _NOT_FOUND),
-    (_call_with(HUGE_INT), {"result": _BLOCKED}),
-    (raw_request(HUGE_INT, "ping"), None),
-    (raw_request("-" + HUGE_INT, "ping"), None),
-]
-for _depth in (1_000, 10_000, 100_000):
-    _HUGE_AND_DEEP += [
-        (raw_request('"q"', "ping", '{"x":' + nested(_depth) + "}"), {"result": {}}),
-        (raw_request('"q"', "ping", '{"x":' + '{"a":' * _depth + "1" + "}" * _depth + "}"), {"result": {}}),
-        (raw_request('"q"', "nope", '{"x":' + nested(_depth) + "}"), _NOT_FOUND),
-        (_call_with(nested(_depth)), "a tool result"),
-        (raw_request(nested(_depth), "ping"), None),
-    ]
+_HUGE_AND_DEEP = huge_and_deep_cases(_call_with, {"result": _BLOCKED}, "a tool result")
 
 
 @pytest.mark.parametrize(("line", "expected"), _HUGE_AND_DEEP, ids=lambda value: str(value)[:60])
