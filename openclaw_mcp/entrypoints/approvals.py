@@ -43,26 +43,19 @@ async def gateway_plugin_approvals(
     Gateway target (default: none, i.e. the environment and the loopback default). Raises
     ``domain.gateway_url.GatewayTargetError`` for an unusable URL."""
     from openclaw_mcp.adapters.ws.approvals import APPROVAL_REQUEST_TIMEOUT_MS
-    from openclaw_mcp.application.bridge.target import resolve_gateway_target
-    from openclaw_mcp.application.ports.gateway import GatewaySettings
+    from openclaw_mcp.application.bridge.target import serve_gateway_settings
 
     environ = os.environ if env is None else env
     if container is None:
         container = create_container(environ)
     config_path: str = container.settings().config_path
-    target = resolve_gateway_target(
-        config=config or {},
-        env=environ,
-        config_path=config_path,
+    settings = serve_gateway_settings(
+        config or {},
+        environ,
+        config_path,
         cli_url=url,
-        explicit_token=token,
-        explicit_password=password,
-    )
-    settings = GatewaySettings(
-        url=target.url,
-        token=target.token,
-        password=target.password,
-        tls_fingerprint=target.tls_fingerprint,
+        token=token,
+        password=password,
         request_timeout_ms=APPROVAL_REQUEST_TIMEOUT_MS,
     )
     gateway = container.gateway()

@@ -18,7 +18,7 @@ from openclaw_mcp.domain.openclaw_tools.automations import (
     FetchHistoryThenFail,
     plan_automations_call,
 )
-from openclaw_mcp.domain.openclaw_tools.gateway_target import (
+from openclaw_mcp.domain.openclaw_tools.tool_gateway import (
     GatewayTargetError,
     resolve_call_target,
     resolve_gateway_port,

@@ -16,6 +16,7 @@ import pytest
 from openclaw_mcp.adapters.memory.gateway import InMemoryGateway
 from openclaw_mcp.application.bridge.errors import GatewayClientNotReady, NotificationError
 from openclaw_mcp.application.bridge.service import ChannelBridge
+from openclaw_mcp.application.bridge.tools import TOOLS_BY_NAME
 from openclaw_mcp.application.ports.gateway import GatewayNotConnected, GatewayRequestError, GatewaySettings
 from tests.unit.serve_fakes import ORACLE, SEEDED_ROW, encoded, seeded_gateway, serve_session
 
@@ -737,14 +738,14 @@ async def test_a_tools_first_request_sent_ahead_gives_the_same_result() -> None:
     async with _bridge(seeded_gateway()) as (bridge, _, _, _):
         with anyio.fail_after(5):
             await bridge.wait_started()
-            sent = bridge.send_first_request("conversations_list", {"limit": 5})
+            sent = bridge.send_first_request(TOOLS_BY_NAME["conversations_list"], {"limit": 5})
             assert sent is not None and sent.method == "sessions.list"
             ahead = await bridge.conversations_list({"limit": 5}, sent)
             assert ahead.to_json() == (await bridge.conversations_list({"limit": 5})).to_json()
-            described = bridge.send_first_request("conversation_get", {"session_key": "agent:main:main"})
+            described = bridge.send_first_request(TOOLS_BY_NAME["conversation_get"], {"session_key": "agent:main:main"})
             assert described is not None and described.method == "sessions.describe"
-            assert bridge.send_first_request("conversation_get", {"session_key": "   "}) is None
-            assert bridge.send_first_request("events_poll", {}) is None
+            assert bridge.send_first_request(TOOLS_BY_NAME["conversation_get"], {"session_key": "   "}) is None
+            assert bridge.send_first_request(TOOLS_BY_NAME["events_poll"], {}) is None
 
 
 async def test_nothing_is_sent_ahead_while_the_bridge_is_not_ready() -> None:
@@ -752,5 +753,10 @@ async def test_nothing_is_sent_ahead_while_the_bridge_is_not_ready() -> None:
     gateway.reject_connects(RETRYABLE)
     async with _bridge(gateway) as (bridge, _, _, _):
         await _settle()
-        assert bridge.send_first_request("conversations_list", {}) is None
-        assert bridge.send_first_request("permissions_respond", {"kind": "exec", "id": "x", "decision": "deny"}) is None
+        assert bridge.send_first_request(TOOLS_BY_NAME["conversations_list"], {}) is None
+        assert (
+            bridge.send_first_request(
+                TOOLS_BY_NAME["permissions_respond"], {"kind": "exec", "id": "x", "decision": "deny"}
+            )
+            is None
+        )

@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from openclaw_mcp.application.bridge.service import TOOLS
+from openclaw_mcp.application.bridge.tools import TOOLS
 from openclaw_mcp.domain.bridge.arguments import ValidationFailed, validate_arguments
 from openclaw_mcp.entrypoints.serve.jsonrpc import parse_json
 

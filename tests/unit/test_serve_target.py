@@ -3,16 +3,50 @@ and the SECURITY ERROR text were checked against the reference (node 24, OpenCla
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from openclaw_mcp.application.bridge.target import GatewayTarget, resolve_gateway_port, resolve_gateway_target
+from openclaw_mcp.application.bridge.target import serve_gateway_settings
+from openclaw_mcp.domain.gateway_port import resolve_gateway_port
+from openclaw_mcp.domain.gateway_target import remote_tls_fingerprint, resolve_gateway_target
 from openclaw_mcp.domain.gateway_url import GatewayTargetError
 
 
-def _target(config: dict[str, Any] | None = None, env: dict[str, str] | None = None, **kwargs: Any) -> GatewayTarget:
-    return resolve_gateway_target(config=config or {}, env=env or {}, config_path="/s/openclaw.json", **kwargs)
+@dataclass(frozen=True)
+class GatewayTarget:
+    """What serve connects with: the URL, its source, the secrets and the pin."""
+
+    url: str
+    url_source: str
+    token: str | None = None
+    password: str | None = None
+    tls_fingerprint: str | None = None
+
+
+def _target(
+    config: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None,
+    cli_url: str | None = None,
+    explicit_token: str | None = None,
+    explicit_password: str | None = None,
+) -> GatewayTarget:
+    config, env = config or {}, env or {}
+    settings = serve_gateway_settings(
+        config, env, "/s/openclaw.json", cli_url=cli_url, token=explicit_token, password=explicit_password
+    )
+    target = resolve_gateway_target(
+        config,
+        env,
+        "/s/openclaw.json",
+        override_url=cli_url,
+        explicit_token=explicit_token,
+        explicit_password=explicit_password,
+    )
+    assert (settings.url, settings.token, settings.password) == (target.url, target.token, target.password)
+    assert settings.tls_fingerprint == remote_tls_fingerprint(config, target)
+    return GatewayTarget(target.url, target.url_source, target.token, target.password, settings.tls_fingerprint)
 
 
 def test_cli_url_wins_and_sends_only_explicit_credentials() -> None:
@@ -144,8 +178,10 @@ def test_break_glass_allows_private_dns_names_but_not_public_ips() -> None:
 
 def test_remote_tls_pin_is_normalised_and_validated() -> None:
     pin = ":".join(["AB"] * 32)
-    config = {"gateway": {"mode": "remote", "remote": {"url": "wss://gw", "tlsFingerprint": f"sha256:{pin}"}}}
-    assert _target(config).tls_fingerprint == "ab" * 32
-    config["gateway"]["remote"]["tlsFingerprint"] = "nope"
+
+    def config(fingerprint: str) -> dict[str, Any]:
+        return {"gateway": {"mode": "remote", "remote": {"url": "wss://gw", "tlsFingerprint": fingerprint}}}
+
+    assert _target(config(f"sha256:{pin}")).tls_fingerprint == "ab" * 32
     with pytest.raises(GatewayTargetError, match=r"^Invalid TLS fingerprint"):
-        _target(config)
+        _target(config("nope"))

@@ -18,7 +18,7 @@ from typing import Any
 import anyio
 import pytest
 
-from openclaw_mcp.application.bridge.service import TOOLS, TOOLS_BY_NAME
+from openclaw_mcp.application.bridge.tools import TOOLS, TOOLS_BY_NAME
 from openclaw_mcp.domain.bridge.arguments import ValidationFailed, validate_arguments
 from openclaw_mcp.entrypoints.serve.jsonrpc import parse_json
 from openclaw_mcp.entrypoints.serve.tools import invalid_arguments_text

@@ -17,10 +17,9 @@ port, the clock and anyio:
 * **Waiters** — ``events_wait`` registers a domain waiter and sleeps on an ``anyio.Event`` until an enqueue,
   its timeout, its cancellation or close settles it (§6.6).
 * **Sweeper** — one task runs while the domain's ``sweeper_active`` flag is raised (§7.4).
-* **Tools** — :data:`TOOLS`, the one table of the nine tools (upstream ``registerChannelMcpTools``): name,
-  description and declared arguments, the parse of validated arguments (once per call), the handler and
-  whether it answers at once. A call's first Gateway request can be put on the wire before its task starts
-  (:meth:`ChannelBridge.send_first_request`).
+* **Tools** — the handlers of the nine tools; their one table (name, description, declared arguments, the
+  parse, the handler) is :data:`application.bridge.tools.TOOLS`. A call's first Gateway request can be put
+  on the wire before its task starts (:meth:`ChannelBridge.send_first_request`).
 
 Usage::
 
@@ -38,7 +37,7 @@ import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, TypeVar, cast
+from typing import Any, Literal, Protocol, TypeVar, cast
 
 import anyio
 import anyio.abc
@@ -49,13 +48,10 @@ from openclaw_mcp.application.ports.bridge import LineWriter, McpNotifier, Setti
 from openclaw_mcp.application.ports.clock import Clock
 from openclaw_mcp.application.ports.gateway import Gateway, GatewayConnection, GatewayError, GatewayEvent
 from openclaw_mcp.domain.bridge.approvals import (
-    APPROVAL_DECISIONS,
-    APPROVAL_KINDS,
     PENDING_SWEEP_INTERVAL_MS,
     PendingPermission,
     PermissionsRespondArgs,
 )
-from openclaw_mcp.domain.bridge.arguments import PropertySpec, boolean, integer, one_of, text, validate_arguments
 from openclaw_mcp.domain.bridge.channel import BridgeState, ClaudeChannelMode, Dispatch, Notification, PermissionRequest
 from openclaw_mcp.domain.bridge.conversations import (
     EXACT_MESSAGE_LOOKUP_METHOD,
@@ -100,14 +96,11 @@ from openclaw_mcp.domain.bridge.texts import (
     permissions_respond_result,
 )
 from openclaw_mcp.domain.gateway_url import GatewayTargetError
-from openclaw_mcp.jscompat.undefined import UNDEFINED
 
 __all__ = [
     "EXACT_MESSAGE_LOOKUP_METHOD",
-    "TOOLS",
-    "TOOLS_BY_NAME",
-    "BridgeTool",
     "ChannelBridge",
+    "FirstRequestSource",
     "Readiness",
     "SentRequest",
 ]
@@ -135,6 +128,16 @@ def _error_text(error: BaseException) -> str:
         return error.js_text
     message = str(error)
     return f"Error: {message}" if message else "Error"
+
+
+class FirstRequestSource(Protocol):
+    """What :meth:`ChannelBridge.send_first_request` needs of a tool (``application.bridge.tools.BridgeTool``)."""
+
+    @property
+    def parse(self) -> Callable[[Mapping[str, Any]], Any]: ...
+
+    @property
+    def first_request(self) -> Callable[[Any, bool], GatewayCall | None] | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,17 +337,17 @@ class ChannelBridge:
         payload = await conn.request(method, params)
         return payload
 
-    def send_first_request(self, tool: str, args: object) -> SentRequest | None:
-        """Put the first Gateway request of a call of ``tool`` (its parsed or validated arguments) on the wire
-        now, when the bridge is ready — before the task that runs the call has started; pass the result to the
-        tool as ``sent``. ``None`` when there is nothing to send now (the tool then sends it itself, with the
-        usual errors)."""
+    def send_first_request(self, tool: FirstRequestSource, args: object) -> SentRequest | None:
+        """Put the first Gateway request of a call of ``tool`` (an entry of
+        :data:`~application.bridge.tools.TOOLS`; ``args``: its parsed or validated arguments) on the wire now,
+        when the bridge is ready — before the task that runs the call has started; pass the result to the tool
+        as ``sent``. ``None`` when there is nothing to send now (the tool then sends it itself, with the usual
+        errors)."""
         conn = self._conn
-        entry = TOOLS_BY_NAME.get(tool)
-        if conn is None or self._readiness != "ready" or entry is None or entry.first_request is None:
+        if conn is None or self._readiness != "ready" or tool.first_request is None:
             return None
-        parsed = entry.parse(args) if isinstance(args, Mapping) else args
-        first = entry.first_request(parsed, self._exact_lookup)
+        parsed = tool.parse(args) if isinstance(args, Mapping) else args
+        first = tool.first_request(parsed, self._exact_lookup)
         if first is None:
             return None
         try:
@@ -527,136 +530,3 @@ class ChannelBridge:
                     break
         if self._sweeper is scope:
             self._sweeper = None
-
-
-# --- the tools: the one table of ``serve``'s tools (§4.3, §5) ------------------------------------------------
-
-ToolCall = Callable[[ChannelBridge, Any, "SentRequest | None"], Awaitable[ToolResult]]
-ToolNow = Callable[[ChannelBridge, Any], ToolResult]
-
-
-def _no_arguments(_args: Mapping[str, Any]) -> None:
-    return None
-
-
-@dataclass(frozen=True, slots=True)
-class BridgeTool:
-    """One tool: its name, description and declared arguments (what ``tools/list`` shows and ``tools/call``
-    validates against). ``parse`` turns validated arguments into the value its handler takes; the handler is
-    ``call`` (awaited; ``sent``: its first Gateway request when already on the wire) or ``now`` (answered at
-    once). ``first_request``: the Gateway request a call starts with, when it can be sent ahead (given the
-    parsed arguments and whether the Gateway offers the exact message lookup). ``abortable``: cancelled
-    outright by ``notifications/cancelled`` (else it runs on and only its answer is dropped).
-
-    What the MCP dispatcher does for ``tools/call``::
-
-        tool = TOOLS_BY_NAME[name]
-        args = tool.arguments(raw)                   # ValidationFailed: the zod issues
-        if tool.now is not None:
-            result = tool.now(bridge, args)
-        else:
-            sent = bridge.send_first_request(name, args)
-            result = await tool.call(bridge, args, sent)
-    """
-
-    name: str
-    description: str
-    properties: tuple[PropertySpec, ...]
-    parse: Callable[[Mapping[str, Any]], Any]
-    call: ToolCall | None = None
-    now: ToolNow | None = None
-    first_request: Callable[[Any, bool], GatewayCall | None] | None = None
-    abortable: bool = False
-
-    def arguments(self, raw: object = UNDEFINED) -> Any:
-        """The parsed value of a call's ``arguments`` (``UNDEFINED``: the request had none). Raises
-        :class:`~domain.bridge.arguments.ValidationFailed` with every zod issue."""
-        return self.parse(validate_arguments(self, raw))
-
-
-_SESSION_KEY = text("session_key", required=True, min_length=1)
-
-TOOLS: Final[tuple[BridgeTool, ...]] = (
-    BridgeTool(
-        "conversations_list",
-        "List OpenClaw channel-backed conversations available through session routes.",
-        (
-            integer("limit", 1, 500),
-            text("search"),
-            text("channel"),
-            boolean("includeDerivedTitles"),
-            boolean("includeLastMessage"),
-        ),
-        ConversationsListArgs.from_arguments,
-        call=ChannelBridge.conversations_list,
-        first_request=lambda args, _exact: args.gateway_request(),
-    ),
-    BridgeTool(
-        "conversation_get",
-        "Get one OpenClaw conversation by session key.",
-        (_SESSION_KEY,),
-        ConversationArgs.from_arguments,
-        call=ChannelBridge.conversation_get,
-        first_request=lambda args, _exact: args.gateway_request(),
-    ),
-    BridgeTool(
-        "messages_read",
-        "Read recent messages for one OpenClaw conversation.",
-        (_SESSION_KEY, integer("limit", 1, 200)),
-        MessagesReadArgs.from_arguments,
-        call=ChannelBridge.messages_read,
-        first_request=lambda args, _exact: args.gateway_request(),
-    ),
-    BridgeTool(
-        "attachments_fetch",
-        "List non-text attachments for a message in one OpenClaw conversation.",
-        (_SESSION_KEY, text("message_id", required=True, min_length=1), integer("limit", 1, 200)),
-        AttachmentsFetchArgs.from_arguments,
-        call=ChannelBridge.attachments_fetch,
-        first_request=lambda args, exact: args.gateway_request(exact),
-    ),
-    BridgeTool(
-        "events_poll",
-        "Poll queued OpenClaw conversation events since a cursor.",
-        (integer("after_cursor", 0), text("session_key"), integer("limit", 1, 200)),
-        EventsPollArgs.from_arguments,
-        now=ChannelBridge.events_poll,
-    ),
-    BridgeTool(
-        "events_wait",
-        "Wait for the next queued OpenClaw conversation event.",
-        (integer("after_cursor", 0), text("session_key"), integer("timeout_ms", 1, 300_000)),
-        EventsWaitArgs.from_arguments,
-        call=lambda bridge, args, _sent: bridge.events_wait(args),
-        abortable=True,  # the waiter is released (§6.6)
-    ),
-    BridgeTool(
-        "messages_send",
-        "Send a message back through the same OpenClaw conversation route.",
-        (_SESSION_KEY, text("text", required=True, min_length=1)),
-        MessagesSendArgs.from_arguments,
-        call=ChannelBridge.messages_send,
-        first_request=lambda args, _exact: args.gateway_request(),
-    ),
-    BridgeTool(
-        "permissions_list_open",
-        "List open OpenClaw exec or plugin approval requests visible through the Gateway.",
-        (),
-        _no_arguments,
-        now=ChannelBridge.permissions_list_open,
-    ),
-    BridgeTool(
-        "permissions_respond",
-        "Allow or deny one pending OpenClaw exec or plugin approval request.",
-        (
-            one_of("kind", APPROVAL_KINDS),
-            text("id", required=True, min_length=1),
-            one_of("decision", APPROVAL_DECISIONS),
-        ),
-        PermissionsRespondArgs.from_arguments,
-        call=ChannelBridge.permissions_respond,
-        first_request=lambda args, _exact: args.gateway_request(),
-    ),
-)
-
-TOOLS_BY_NAME: Final[Mapping[str, BridgeTool]] = {tool.name: tool for tool in TOOLS}

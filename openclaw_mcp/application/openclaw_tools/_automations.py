@@ -29,7 +29,7 @@ from openclaw_mcp.domain.openclaw_tools.automations import (
     GatewayRequest,
     plan_automations_call,
 )
-from openclaw_mcp.domain.openclaw_tools.gateway_target import (
+from openclaw_mcp.domain.openclaw_tools.tool_gateway import (
     CallTarget,
     GatewayTargetError,
     closed_message,

@@ -44,7 +44,7 @@ from openclaw_mcp.domain.openclaw_tools._automation_params import (
     require_job_id,
     require_string,
 )
-from openclaw_mcp.domain.openclaw_tools.gateway_target import GatewayTargetError, ToolGateway, resolve_tool_gateway
+from openclaw_mcp.domain.openclaw_tools.tool_gateway import GatewayTargetError, ToolGateway, resolve_tool_gateway
 
 __all__ = [
     "DEFAULT_TIMEOUT_MS",

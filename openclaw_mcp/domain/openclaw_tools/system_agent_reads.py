@@ -14,13 +14,13 @@ from urllib.parse import urlsplit
 
 from openclaw_mcp.domain.config_doc import is_sensitive_path
 from openclaw_mcp.domain.config_paths import get_at, parse_path
-from openclaw_mcp.domain.openclaw_tools.gateway_target import (
+from openclaw_mcp.domain.openclaw_tools.system_agent import reserved_agent_id
+from openclaw_mcp.domain.openclaw_tools.tool_gateway import (
     GatewayTargetError,
     ToolGateway,
     resolve_call_target,
     resolve_gateway_port,
 )
-from openclaw_mcp.domain.openclaw_tools.system_agent import reserved_agent_id
 from openclaw_mcp.domain.redaction import redact_sensitive_url
 from openclaw_mcp.domain.tool_policy import normalize_agent_id, resolve_policy_agent_id
 from openclaw_mcp.domain.tool_policy._agents import agent_entry, list_agent_entries

@@ -139,19 +139,10 @@ async def run_serve(
     verbose = bool(options.get("verbose"))
 
     async def resolve_settings() -> GatewaySettings:
-        from openclaw_mcp.application.bridge.target import resolve_gateway_target  # deferred: see _after_first_input
-        from openclaw_mcp.application.ports.gateway import GatewaySettings
+        from openclaw_mcp.application.bridge.target import serve_gateway_settings  # deferred: see _after_first_input
 
-        target = resolve_gateway_target(
-            config=document,
-            env=env,
-            config_path=config_path,
-            cli_url=options.get("url"),
-            explicit_token=auth.token,
-            explicit_password=auth.password,
-        )
-        return GatewaySettings(
-            url=target.url, token=target.token, password=target.password, tls_fingerprint=target.tls_fingerprint
+        return serve_gateway_settings(
+            document, env, config_path, cli_url=options.get("url"), token=auth.token, password=auth.password
         )
 
     stdio = contextlib.ExitStack()

@@ -44,7 +44,8 @@ from openclaw_mcp.entrypoints.serve.jsonrpc import (
 from openclaw_mcp.entrypoints.serve.transport import StdioTransport, TransportClosed
 
 if TYPE_CHECKING:
-    from openclaw_mcp.application.bridge.service import BridgeTool, ChannelBridge, SentRequest
+    from openclaw_mcp.application.bridge.service import ChannelBridge, SentRequest
+    from openclaw_mcp.application.bridge.tools import BridgeTool
     from openclaw_mcp.domain.bridge.texts import ToolResult
 
 # The bridge (application.bridge.service, domain.bridge.*) and its tool table are imported on the first message
@@ -135,7 +136,7 @@ class McpDispatcher:
             return response
         # The call's first Gateway request goes out now, while its task is still to start.
         call = response
-        sent = call.bridge.send_first_request(call.tool.name, call.args)
+        sent = call.bridge.send_first_request(call.tool, call.args)
 
         async def run() -> dict[str, Any]:
             return result_response(request.id, (await call.run(sent)).to_json())
@@ -194,7 +195,7 @@ class McpDispatcher:
         """Check a ``tools/call``: the error result for an unknown tool, invalid arguments or a bridge that
         is not bound yet, else what to invoke (with the arguments parsed, once). Raises ``InvalidParams`` for
         malformed params."""
-        from openclaw_mcp.application.bridge.service import TOOLS_BY_NAME
+        from openclaw_mcp.application.bridge.tools import TOOLS_BY_NAME
         from openclaw_mcp.domain.bridge.arguments import ValidationFailed
         from openclaw_mcp.domain.bridge.texts import error_result
         from openclaw_mcp.entrypoints.serve.tools import invalid_arguments_text, unknown_tool_text

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from openclaw_mcp.application.bridge.service import TOOLS
+from openclaw_mcp.application.bridge.tools import TOOLS
 from openclaw_mcp.domain.bridge.arguments import input_schema
 
 __all__ = ["invalid_arguments_text", "tools_list_result", "unknown_tool_text"]

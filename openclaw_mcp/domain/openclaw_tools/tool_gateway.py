@@ -9,20 +9,21 @@ Two stages, both pure (the config document, the environment and the config path 
 
 1. :func:`resolve_tool_gateway` — the tool's own options: ``gatewayUrl`` validated and allowed only for the
    loopback port or ``gateway.remote.url`` (§6.3), the explicit token, and whether the target is local.
-2. :func:`resolve_call_target` — the one-shot call: URL (override > ``OPENCLAW_GATEWAY_URL`` >
-   ``gateway.remote.url`` in remote mode > ``ws(s)://127.0.0.1:<port>``), token/password, the connection
-   details the failure texts end with, and whether a device identity signs ``connect``.
+2. :func:`resolve_call_target` — the one-shot call through the one Gateway target resolver
+   (:mod:`openclaw_mcp.domain.gateway_target`, shared with ``openclaw mcp serve``) with the tool call's rules
+   (an override needs explicit credentials, remote mode needs ``gateway.remote.url``), and whether a device
+   identity signs ``connect``.
 
 Failures are :class:`GatewayTargetError` (message, optional ``code``: the tool error text appends
-`` | <code>``, §5). Simplifications: secret references in credential paths are not resolved (they count as
-absent), ``gateway.tailscale`` and ``gateway.controlUi`` are ignored.
+`` | <code>``, §5). Simplifications: those of the shared resolver (secret references only from ``env``),
+``gateway.tailscale`` and ``gateway.controlUi`` are ignored.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from openclaw_mcp.domain.gateway_port import (
     DEFAULT_GATEWAY_PORT,
@@ -31,11 +32,12 @@ from openclaw_mcp.domain.gateway_port import (
     resolve_gateway_port,
     trim_credential,
 )
-from openclaw_mcp.domain.gateway_url import (
-    ALLOW_PRIVATE_WS_ENV,
+from openclaw_mcp.domain.gateway_target import (
+    ConnectionDetails,
     GatewayTargetError,
-    insecure_gateway_url_message,
-    is_secure_websocket_url,
+    TargetKind,
+    config_credentials,
+    resolve_gateway_target,
 )
 from openclaw_mcp.domain.ip_ranges import is_loopback_host
 from openclaw_mcp.domain.redaction import redact_sensitive_url
@@ -63,12 +65,6 @@ __all__ = [
 UNREACHABLE_CODES: Final = frozenset(
     {"ECONNREFUSED", "ECONNRESET", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "ETIMEDOUT"}
 )
-
-TargetKind = Literal["local", "remote"]
-
-
-# --- port (paths.ts resolveGatewayPort) -------------------------------------------------------------------
-
 
 # --- gatewayUrl validation (gateway.ts) -------------------------------------------------------------------
 
@@ -131,40 +127,7 @@ def _validate_override(raw: str, config: Mapping[str, Any], env: Mapping[str, st
     raise _override_rejected(port)
 
 
-# --- credentials (credentials.ts) -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Secrets:
-    token: str | None = None
-    password: str | None = None
-
-
-def _config_secrets(
-    config: Mapping[str, Any], env: Mapping[str, str], kind: TargetKind, *, remote_only: bool
-) -> _Secrets:
-    """``resolveGatewayCredentialsFromConfig`` for a mode: local → config beats env; remote → the remote
-    secrets (``remote_only``), else remote token > env > local, env password > remote > local."""
-    gateway = config_section(config, "gateway")
-    auth, remote = config_section(gateway, "auth"), config_section(gateway, "remote")
-    env_token = js_trim_or_none(env.get("OPENCLAW_GATEWAY_TOKEN"))
-    env_password = js_trim_or_none(env.get("OPENCLAW_GATEWAY_PASSWORD"))
-    local_token, local_password = trim_credential(auth.get("token")), trim_credential(auth.get("password"))
-    remote_token, remote_password = trim_credential(remote.get("token")), trim_credential(remote.get("password"))
-    if kind == "local":
-        token_configured = js_trim_or_none(auth.get("token")) is not None
-        password_configured = js_trim_or_none(auth.get("password")) is not None
-        password_fallback = None if auth.get("mode") == "trusted-proxy" else remote_password
-        return _Secrets(
-            token=first_present(local_token, env_token, None if token_configured else remote_token),
-            password=first_present(local_password, env_password, None if password_configured else password_fallback),
-        )
-    if remote_only:
-        return _Secrets(token=remote_token, password=remote_password)
-    return _Secrets(
-        token=first_present(remote_token, env_token, local_token),
-        password=first_present(env_password, remote_password, local_password),
-    )
+# --- auth mode (auth.ts) ---------------------------------------------------------------------------------
 
 
 def _auth_mode(config: Mapping[str, Any], env: Mapping[str, str]) -> str:
@@ -223,36 +186,11 @@ def resolve_tool_gateway(
         return ToolGateway(url=None, token=explicit_token, target=_default_target(config, env), explicit=explicit)
     assert gateway_url is not None
     origin, target = _validate_override(gateway_url, config, env)
-    token = explicit_token or _config_secrets(config, env, target, remote_only=target == "remote").token
+    token = explicit_token or config_credentials(config, env, target, remote_only=target == "remote")[0]
     return ToolGateway(url=origin, token=token, target=target, explicit=True)
 
 
 # --- stage 2: the call (call.ts, client-bootstrap.ts, connection-details.ts) -------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ConnectionDetails:
-    """``buildGatewayConnectionDetails``: the target URL and where it came from."""
-
-    url: str
-    source: str
-    config_path: str
-    bind: str | None = None
-    remote_fallback_note: str | None = None
-
-    @property
-    def message(self) -> str:
-        """``Gateway target`` / ``Source`` / ``Config`` / ``Bind`` / warning lines."""
-        lines = [
-            f"Gateway target: {redact_sensitive_url(self.url)}",
-            f"Source: {self.source}",
-            f"Config: {self.config_path}",
-        ]
-        if self.bind is not None:
-            lines.append(f"Bind: {self.bind}")
-        if self.remote_fallback_note is not None:
-            lines.append(self.remote_fallback_note)
-        return "\n".join(lines)
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,74 +207,9 @@ class CallTarget:
     missing_credentials: bool
 
 
-_REMOTE_FALLBACK_NOTE: Final = (
-    "Warn: gateway.mode=remote but gateway.remote.url is missing; set gateway.remote.url or switch gateway.mode=local."
-)
-
-
-def _connection_details(
-    config: Mapping[str, Any],
-    env: Mapping[str, str],
-    config_path: str,
-    override: str | None,
-    override_source: str | None,
-) -> ConnectionDetails:
-    gateway = config_section(config, "gateway")
-    remote_mode = gateway.get("mode") == "remote"
-    remote_url = js_trim_or_none(config_section(gateway, "remote").get("url")) if remote_mode else None
-    scheme = "wss" if config_section(gateway, "tls").get("enabled") is True else "ws"
-    bind = gateway.get("bind") if isinstance(gateway.get("bind"), str) else "loopback"
-    if override is not None:
-        source = "env OPENCLAW_GATEWAY_URL" if override_source == "env" else "cli --url"
-        return ConnectionDetails(url=override, source=source, config_path=config_path)
-    if remote_url is not None:
-        return ConnectionDetails(url=remote_url, source="config gateway.remote.url", config_path=config_path)
-    local_url = f"{scheme}://127.0.0.1:{js_number(resolve_gateway_port(config, env))}"
-    if remote_mode:
-        source, note = "missing gateway.remote.url (fallback local)", _REMOTE_FALLBACK_NOTE
-        return ConnectionDetails(local_url, source, config_path, bind=str(bind), remote_fallback_note=note)
-    return ConnectionDetails(url=local_url, source="local loopback", config_path=config_path, bind=str(bind))
-
-
 def _is_loopback_url(url: str) -> bool:
     parsed = parse_url(url)
     return parsed is not None and parsed.hostname is not None and is_loopback_host(parsed.hostname)
-
-
-def _explicit_auth_error(source: str, config_path: str) -> GatewayTargetError:
-    hint = (
-        "Set OPENCLAW_GATEWAY_TOKEN or OPENCLAW_GATEWAY_PASSWORD alongside OPENCLAW_GATEWAY_URL; "
-        "config credentials are intentionally not reused."
-        if source == "env"
-        else "For the default local or SSH-tunneled Gateway, remove --url to use the configured target."
-    )
-    lines = [
-        "gateway url override requires explicit credentials",
-        "Fix: pass --token or --password with --url (or gatewayToken in tools).",
-        hint,
-        f"Config: {config_path}",
-    ]
-    return GatewayTargetError("\n".join(lines))
-
-
-def _call_secrets(
-    config: Mapping[str, Any], env: Mapping[str, str], token: str | None, override_source: str | None, config_path: str
-) -> _Secrets:
-    explicit = js_trim_or_none(token)
-    if explicit is not None:
-        return _Secrets(token=explicit)
-    if override_source == "cli":
-        raise _explicit_auth_error("cli", config_path)
-    if override_source == "env":
-        env_secrets = _Secrets(
-            token=js_trim_or_none(env.get("OPENCLAW_GATEWAY_TOKEN")),
-            password=js_trim_or_none(env.get("OPENCLAW_GATEWAY_PASSWORD")),
-        )
-        if env_secrets.token or env_secrets.password:
-            return env_secrets
-        raise _explicit_auth_error("env", config_path)
-    remote_mode = config_section(config, "gateway").get("mode") == "remote"
-    return _config_secrets(config, env, "remote" if remote_mode else "local", remote_only=False)
 
 
 def resolve_call_target(
@@ -344,22 +217,13 @@ def resolve_call_target(
 ) -> CallTarget:
     """Stage 2 (§6.3): raises :class:`GatewayTargetError` for a plaintext non-loopback ``ws://`` URL, an
     override without explicit credentials, or remote mode without ``gateway.remote.url``."""
-    override, override_source = tool.url, "cli" if tool.url is not None else None
-    if override is None:
-        override = js_trim_or_none(env.get("OPENCLAW_GATEWAY_URL"))
-        override_source = "env" if override is not None else None
-    details = _connection_details(config, env, config_path, override, override_source)
-    allow_private_ws = env.get(ALLOW_PRIVATE_WS_ENV) == "1"
-    if not is_secure_websocket_url(details.url, allow_private_ws=allow_private_ws):
-        message = insecure_gateway_url_message(
-            details.url, details.source, details.config_path, allow_private_ws=allow_private_ws
-        )
-        raise GatewayTargetError(message)
-    secrets = _call_secrets(config, env, tool.token, override_source, config_path)
+    target = resolve_gateway_target(
+        config, env, config_path, override_url=tool.url, explicit_token=tool.token, require_explicit_credentials=True
+    )
     gateway = config_section(config, "gateway")
     if (
         gateway.get("mode") == "remote"
-        and override is None
+        and target.override_source is None
         and js_trim_or_none(config_section(gateway, "remote").get("url")) is None
     ):
         raise GatewayTargetError(
@@ -372,15 +236,15 @@ def resolve_call_target(
             )
         )
     mode = _auth_mode(config, env)
-    shared = (mode == "token" and bool(secrets.token)) or (mode == "password" and bool(secrets.password))
+    shared = (mode == "token" and bool(target.token)) or (mode == "password" and bool(target.password))
     return CallTarget(
-        url=details.url,
-        token=secrets.token,
-        password=secrets.password,
-        details=details,
-        needs_device=not (shared and _is_loopback_url(details.url)),
+        url=target.url,
+        token=target.token,
+        password=target.password,
+        details=target.details,
+        needs_device=not (shared and _is_loopback_url(target.url)),
         missing_credentials=mode in ("token", "password")
-        and not (secrets.token or secrets.password)
+        and not (target.token or target.password)
         and not _allows_tailscale(config, mode),
     )
 
