@@ -19,11 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 import anyio
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from openclaw_mcp.adapters.clock import SystemClock
-from openclaw_mcp.adapters.device_keys import generate_device_identity
+from openclaw_mcp.adapters.device_keys import generate_device_identity, key_pair_public_bytes
 from openclaw_mcp.adapters.sqlite._db import BUSY_TIMEOUT_MS, ensure_state_db
 from openclaw_mcp.application.ports.clock import Clock
 from openclaw_mcp.application.ports.gateway import DeviceIdentity, GatewayError
@@ -77,14 +75,12 @@ def _identity_is_valid(identity: DeviceIdentity) -> bool:
     if not _DEVICE_ID.fullmatch(identity.device_id):
         return False
     try:
-        public_key = serialization.load_pem_public_key(identity.public_key_pem.encode("utf-8"))
-        private_key = serialization.load_pem_private_key(identity.private_key_pem.encode("utf-8"), password=None)
+        keys = key_pair_public_bytes(identity.public_key_pem, identity.private_key_pem)
     except (ValueError, TypeError, UnicodeError):
         return False
-    if not isinstance(public_key, Ed25519PublicKey) or not isinstance(private_key, Ed25519PrivateKey):
+    if keys is None:
         return False
-    raw = public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-    derived = private_key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    raw, derived = keys
     return raw == derived and hashlib.sha256(raw).hexdigest() == identity.device_id
 
 

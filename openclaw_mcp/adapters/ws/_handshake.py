@@ -11,9 +11,7 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-
+from openclaw_mcp.adapters import device_keys
 from openclaw_mcp.adapters.ws._frames import as_non_negative_integer, read_detail_code
 from openclaw_mcp.application.ports.gateway import DeviceIdentity, GatewayRequestError, GatewaySettings, HelloInfo
 from openclaw_mcp.jscompat.numbers import MAX_SAFE_INTEGER
@@ -252,17 +250,11 @@ def b64url(data: bytes) -> str:
 
 
 def public_key_raw_b64url(public_key_pem: str) -> str:
-    key = serialization.load_pem_public_key(public_key_pem.encode("utf-8"))
-    if not isinstance(key, Ed25519PublicKey):
-        raise ValueError("device public key is not an Ed25519 key")
-    return b64url(key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw))
+    return b64url(device_keys.public_key_raw(public_key_pem))
 
 
 def sign_payload(private_key_pem: str, payload: str) -> str:
-    key = serialization.load_pem_private_key(private_key_pem.encode("utf-8"), password=None)
-    if not isinstance(key, Ed25519PrivateKey):
-        raise ValueError("device private key is not an Ed25519 key")
-    return b64url(key.sign(payload.encode("utf-8")))
+    return b64url(device_keys.sign(private_key_pem, payload.encode("utf-8")))
 
 
 def device_payload_v3(
