@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from openclaw_mcp.application.config_includes import IncludeAnswers, run_walk
@@ -29,6 +28,7 @@ from openclaw_mcp.domain.config_doc import (
 from openclaw_mcp.domain.config_issues import Issue, ValidatorThrew
 from openclaw_mcp.domain.config_load import ConfigAnalysis, config_analysis, unreadable_config
 from openclaw_mcp.domain.includes import IncludeError, IncludeResolution, include_walk
+from openclaw_mcp.domain.record import Record
 from openclaw_mcp.domain.validation import validate_config
 from openclaw_mcp.jscompat.jsjson import js_order
 
@@ -49,8 +49,7 @@ Precondition = Callable[[str | None], None]
 """Checks the current file text under the write lock; raises to abort the write."""
 
 
-@dataclass(frozen=True, slots=True)
-class Committed:
+class Committed(Record):
     """What a commit wrote: the config before and after (authored form)."""
 
     before: dict[str, Any]

@@ -11,6 +11,7 @@ from openclaw_mcp.domain.config_doc import configured_servers, is_newer_version,
 from openclaw_mcp.domain.config_issues import Issue, ValidatorThrew
 from openclaw_mcp.domain.config_legacy import legacy_lines
 from openclaw_mcp.domain.includes import IncludeError, IncludeRequest, IncludeResolution, drive_walk, include_walk
+from openclaw_mcp.domain.record import Record
 from openclaw_mcp.domain.validation import validate_config
 from openclaw_mcp.jscompat.jsjson import js_dumps, js_order
 from openclaw_mcp.jscompat.json5 import Json5Error, locate_value_line, parse_json5
@@ -18,8 +19,7 @@ from openclaw_mcp.jscompat.json5 import Json5Error, locate_value_line, parse_jso
 __all__ = ["ConfigAnalysis", "IssueView", "analyze_config", "config_analysis", "unreadable_config"]
 
 
-@dataclass(frozen=True, slots=True)
-class IssueView:
+class IssueView(Record):
     """One validation issue as the invalid-config block shows it."""
 
     path: str  # as the JSON envelope prints it

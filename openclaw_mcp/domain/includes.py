@@ -25,8 +25,9 @@ as the single invalid-config issue ``<root>: <message>``.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
+
+from openclaw_mcp.domain.record import Record
 
 __all__ = [
     "INCLUDE_KEY",
@@ -66,8 +67,7 @@ class IncludeError(Exception):
         return self.message
 
 
-@dataclass(frozen=True, slots=True)
-class ResolveInclude:
+class ResolveInclude(Record):
     """The walk asks for the canonical path of ``include_path`` as written in ``including_file`` (the config
     path, or a path answered earlier); relative paths are taken from the including file's directory.
 
@@ -79,8 +79,7 @@ class ResolveInclude:
     including_file: str
 
 
-@dataclass(frozen=True, slots=True)
-class LoadInclude:
+class LoadInclude(Record):
     """The walk asks for the parsed content (plain JSON data) of ``resolved_path``, the answer to a
     :class:`ResolveInclude` of ``include_path``. Unreadable, failing the file checks or not parsing:
     ``IncludeError``."""
@@ -92,8 +91,7 @@ class LoadInclude:
 IncludeRequest = ResolveInclude | LoadInclude
 
 
-@dataclass(frozen=True, slots=True)
-class IncludeSite:
+class IncludeSite(Record):
     """One resolved ``$include`` directive.
 
     ``path`` is where the directive sits in the resolved document (``()`` for the root object);
@@ -107,8 +105,7 @@ class IncludeSite:
     has_siblings: bool
 
 
-@dataclass(frozen=True, slots=True)
-class IncludeResolution:
+class IncludeResolution(Record):
     """A document with its includes resolved, and where they were (``sites`` inner directives first)."""
 
     document: Any

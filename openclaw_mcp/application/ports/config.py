@@ -4,14 +4,14 @@ server-reference store (``ServerRefs``)."""
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
 from typing import Any, Protocol
+
+from openclaw_mcp.domain.record import Record
 
 __all__ = ["ConfigEdit", "ConfigFile", "ConfigStore", "IncludeLoader", "ServerRefs"]
 
 
-@dataclass(frozen=True, slots=True)
-class ConfigFile:
+class ConfigFile(Record):
     """The raw OpenClaw config file: its resolved absolute path and text (``None`` when absent)."""
 
     path: str
