@@ -8,6 +8,16 @@ read once it is out, as Node's synchronous handlers do), or a :class:`Pending` c
 finish (their answers still written) for at most ``drain_timeout`` seconds, then cancels the rest unanswered and
 closes the output (a frame being written is finished, within the transport's grace period; none is begun).
 
+**Protocol eras** (spec protocol-eras.md §4): the session owns the connection's era slot, empty until the first
+request is parsed, then locked by :func:`~domain.mcp_eras.first_request_era` before that request is answered
+(lines are handled one at a time, so every later request, pipelined or not, sees it). Legacy: ``respond`` answers
+everything, byte for byte as before (enveloped requests included, D-PE11). 2026-07-28 (only with ``server_info``):
+the ladder of :func:`~domain.mcp_eras.modern_request_error` over :data:`MODERN_METHODS`, ``server/discover``
+answered here (:data:`MODERN_CAPABILITIES`, D-PE13), ``tools/list``/``tools/call`` by ``respond`` (without the
+legacy ``task`` field) and their results reshaped by :func:`~domain.mcp_eras.modern_result`; error answers pass
+unchanged. ``notifications/cancelled`` works in both eras; the server's ``on_notification`` sees the others and
+must ignore them on a 2026 connection (:attr:`RpcSession.era`).
+
 A request is never left unanswered by a failure of ours: a ``respond`` or a pending call that raises, or an
 answer that cannot be written as JSON (nesting too deep), is answered ``-32603``, as the SDK answers a handler
 that throws (a ``RecursionError`` in V8's words: ``Maximum call stack size exceeded``).
@@ -23,6 +33,15 @@ from typing import Any, Final
 import anyio
 import anyio.abc
 
+from openclaw_mcp.domain.mcp_eras import (
+    CACHEABLE_METHODS,
+    MODERN_VERSION,
+    Era,
+    discover_result,
+    first_request_era,
+    modern_request_error,
+    modern_result,
+)
 from openclaw_mcp.entrypoints.serve.jsonrpc import (
     INTERNAL_ERROR,
     Notification,
@@ -33,11 +52,14 @@ from openclaw_mcp.entrypoints.serve.jsonrpc import (
     id_key,
     is_request_id,
     parse_message,
+    result_response,
 )
 from openclaw_mcp.entrypoints.serve.transport import StdioTransport, TransportClosed
 
 __all__ = [
     "LATEST_PROTOCOL_VERSION",
+    "MODERN_CAPABILITIES",
+    "MODERN_METHODS",
     "SUPPORTED_PROTOCOL_VERSIONS",
     "InvalidParams",
     "Pending",
@@ -50,6 +72,10 @@ __all__ = [
 
 LATEST_PROTOCOL_VERSION: Final = "2025-11-25"
 SUPPORTED_PROTOCOL_VERSIONS: Final = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07")
+MODERN_METHODS: Final = frozenset({"server/discover", "tools/list", "tools/call"})
+"""The methods our servers serve on a 2026-07-28 connection (§4.2 rung 3)."""
+MODERN_CAPABILITIES: Final[Mapping[str, Any]] = {"tools": {}}
+"""The ``server/discover`` capabilities of all three servers (D-PE13: nothing changes, nothing to push)."""
 
 
 class InvalidParams(Exception):
@@ -129,7 +155,9 @@ def _failure_text(exc: Exception) -> str:
 class RpcSession:
     """Serve ``respond`` over ``transport`` (see the module docstring); ``on_notification`` gets every
     notification but ``notifications/cancelled``. Without ``answer_while_draining`` the calls that settle after
-    :meth:`close` began are not answered (the MCP SDK server closes its transport first, then drains)."""
+    :meth:`close` began are not answered (the MCP SDK server closes its transport first, then drains).
+    ``server_info`` (the legacy ``initialize`` answer's ``serverInfo``) enables the 2026-07-28 era; without it
+    every connection is legacy."""
 
     def __init__(
         self,
@@ -139,9 +167,12 @@ class RpcSession:
         on_notification: Callable[[Notification], None] = lambda _message: None,
         drain_timeout: float = 2.0,
         answer_while_draining: bool = True,
+        server_info: Mapping[str, str] | None = None,
     ) -> None:
         self._transport = transport
         self._respond = respond
+        self._server_info = None if server_info is None else dict(server_info)
+        self._era: Era | None = None
         self._on_notification = on_notification
         self._drain_timeout = drain_timeout
         self._answer_while_draining = answer_while_draining
@@ -157,6 +188,11 @@ class RpcSession:
     @property
     def closing(self) -> bool:
         return self._closing
+
+    @property
+    def era(self) -> Era | None:
+        """The connection's era, ``None`` until the first request is read (§4.1)."""
+        return self._era
 
     async def wait_first_input(self) -> None:
         """Return once the first input line has been handled or the input has ended."""
@@ -209,15 +245,19 @@ class RpcSession:
             self._first_input.set()
 
     async def _handle_line(self, raw: bytes) -> None:
-        message = parse_message(raw.decode("utf-8", errors="replace"))
+        modern = self._era == MODERN_VERSION
+        message = parse_message(raw.decode("utf-8", errors="replace"), check_meta=not modern)
         if isinstance(message, Notification):
             if message.method == "notifications/cancelled":
                 self._cancel(message.params)
             else:
                 self._on_notification(message)
         elif isinstance(message, Request) and not self._closing:
+            if self._era is None:  # the era lock, before the first answer is written
+                locked = first_request_era(message.method, message.params)
+                self._era = "legacy" if self._server_info is None else locked
             try:
-                response = self._respond(message)
+                response = self._respond(message) if self._era == "legacy" else self._respond_modern(message)
             except Exception as exc:  # a failure of ours is the request's -32603 answer, never a crash
                 response = error_response(message.id, INTERNAL_ERROR, _failure_text(exc))
             if isinstance(response, Pending):
@@ -226,6 +266,36 @@ class RpcSession:
                 await self._answer(response)
         if not self._first_input.is_set():
             self._first_input.set()
+
+    # --- the 2026-07-28 era (§4.2, §4.3) ----------------------------------------------------------
+
+    def _respond_modern(self, request: Request) -> dict[str, Any] | Pending | None:
+        assert self._server_info is not None
+        error = modern_request_error(request.method, request.params, MODERN_METHODS)
+        if error is not None:
+            return {"jsonrpc": "2.0", "id": request.id, "error": error.to_json()}
+        if request.method == "server/discover":
+            return result_response(request.id, discover_result(self._server_info, MODERN_CAPABILITIES))
+        params = {key: value for key, value in (request.params or {}).items() if key != "task"}
+        answer = self._respond(Request(request.id, request.method, params))  # rung 4: the method's own checks
+        if not isinstance(answer, Pending):
+            return self._modern_answer(request.method, answer)
+        run, method = answer.run, request.method
+
+        async def shaped() -> dict[str, Any] | None:
+            return self._modern_answer(method, await run())
+
+        return Pending(shaped, on_cancel=answer.on_cancel, abortable=answer.abortable)
+
+    def _modern_answer(self, method: str, response: dict[str, Any] | None) -> dict[str, Any] | None:
+        """A result answer in its 2026 shape; error answers (and no answer) unchanged."""
+        if response is None or not isinstance(response.get("result"), Mapping):
+            return response
+        assert self._server_info is not None
+        shaped = modern_result(response["result"], self._server_info, cacheable=method in CACHEABLE_METHODS)
+        return result_response(response["id"], shaped)
+
+    # --- cancellation and in-flight calls --------------------------------------------------------
 
     def _cancel(self, params: Mapping[str, Any] | None) -> None:
         if params is None or not isinstance(params.get("reason", ""), str):

@@ -4,7 +4,8 @@
 * :class:`ToolsServer` — the MCP methods: ``initialize``, ``ping``, ``tools/list``, ``tools/call``; every other
   method is ``-32601`` ``Method not found``; malformed params are ``-32602`` ``Invalid params: …`` (decision
   D-PT2). A ``tools/call`` runs in its own task; ``notifications/cancelled`` fires the call's
-  :class:`CancelSignal` and drops its answer (the call itself runs on).
+  :class:`CancelSignal` and drops its answer (the call itself runs on). On a 2026-07-28 connection the
+  session's era gate answers ``server/discover`` and reshapes the ``tools/*`` answers (spec protocol-eras §4).
 * :func:`serve_stdio` — one JSON-RPC session over the process's stdin/stdout (or injected streams) until
   stdin ends, SIGINT or SIGTERM: reading stops, in-flight calls settle unanswered (the SDK closes the
   transport before draining; at most ``drain_timeout`` s), return.
@@ -84,6 +85,11 @@ class ToolsServer:
         self._list_tools = list_tools
         self._call = call
 
+    @property
+    def server_info(self) -> dict[str, str]:
+        """The ``serverInfo`` of ``initialize`` (and of every 2026-07-28 result, protocol-eras §4.3)."""
+        return dict(self._server_info)
+
     def respond(self, request: Request) -> dict[str, Any] | Pending:
         method, params = request.method, request.params
         if method not in _METHODS:
@@ -129,7 +135,13 @@ async def serve_stdio(
     shutdown = anyio.Event()
     with process_stdio(stdin, stdout) as (source, sink):
         transport = StdioTransport(source, sink, on_close=shutdown.set)
-        session = RpcSession(transport, server.respond, drain_timeout=drain_timeout, answer_while_draining=False)
+        session = RpcSession(
+            transport,
+            server.respond,
+            drain_timeout=drain_timeout,
+            answer_while_draining=False,
+            server_info=server.server_info,
+        )
         async with anyio.create_task_group() as tg:
             await tg.start(session.run)
             if handle_signals:

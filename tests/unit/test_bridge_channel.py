@@ -435,6 +435,17 @@ def test_mode_off_sends_no_channel_notifications_but_still_answers_owners() -> N
     assert assistant.event is not None and assistant.event.cursor == 3
 
 
+def test_without_the_channel_events_are_only_queued_and_owner_replies_stay_messages() -> None:
+    """A connection without the Claude channel (protocol-eras D-PE14): no notification, no permission claim."""
+    state = state_with_pending("abcde")
+    reply = state.handle_gateway_event("session.message", turn("yes abcde", owner=True), now_ms=1, channel=False)
+    assert reply.notification is None and reply.claim is None
+    assert reply.event is not None and reply.event.to_json()["text"] == "yes abcde"
+    assert "abcde" in state.pending.permissions
+    user = state.handle_session_message(turn("hello", owner=True), channel=False)
+    assert user.event is not None and user.notification is None
+
+
 # --- BridgeState: approvals, sweeping, close ---
 
 

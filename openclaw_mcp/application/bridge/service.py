@@ -13,7 +13,10 @@ port, the clock and anyio:
 * **Events** — the Gateway port delivers events in arrival order to :meth:`ChannelBridge.handle_gateway_event`,
   which runs the domain synchronously (so a permission claim happens before any await, decision S2) and hands
   notifications, in event order, to one writer task (decision S4). A failed notification is logged and, for
-  a permission reply, the claim is restored (§8.6); it never breaks the bridge (§11.1).
+  a permission reply, the claim is restored (§8.6); it never breaks the bridge (§11.1). While
+  ``channel_open()`` is false (an MCP connection of the 2026-07-28 era, protocol-eras §4.4, D-PE14) events are
+  only queued: no Claude channel notification is written, permission requests are ignored and owner replies
+  stay ordinary messages.
 * **Waiters** — ``events_wait`` registers a domain waiter and sleeps on an ``anyio.Event`` until an enqueue,
   its timeout, its cancellation or close settles it (§6.6).
 * **Sweeper** — one task runs while the domain's ``sweeper_active`` flag is raised (§7.4).
@@ -77,6 +80,7 @@ from openclaw_mcp.domain.bridge.events import (
     WaiterSettlement,
     WaitOutcome,
 )
+from openclaw_mcp.domain.bridge.mode import PERMISSION_REQUEST_METHOD
 from openclaw_mcp.domain.bridge.texts import (
     ToolResult,
     attachments_fetch_result,
@@ -87,6 +91,7 @@ from openclaw_mcp.domain.bridge.texts import (
     events_wait_result,
     gateway_event_error_line,
     gateway_event_failed_line,
+    ignored_permission_request_line,
     messages_read_result,
     messages_send_result,
     notification_error_line,
@@ -96,6 +101,7 @@ from openclaw_mcp.domain.bridge.texts import (
     permissions_respond_result,
 )
 from openclaw_mcp.domain.gateway_url import GatewayTargetError
+from openclaw_mcp.domain.mcp_eras import MODERN_VERSION
 
 __all__ = [
     "EXACT_MESSAGE_LOOKUP_METHOD",
@@ -173,8 +179,10 @@ class ChannelBridge:
         new_idempotency_key: Callable[[], str] = _new_uuid,
         sweep_interval_s: float = PENDING_SWEEP_INTERVAL_MS / 1000,
         queue_limit: int = QUEUE_LIMIT,
+        channel_open: Callable[[], bool] = lambda: True,
     ) -> None:
         self._gateway = gateway
+        self._channel_open = channel_open
         self._resolve_settings = resolve_settings
         self._notifier = notifier
         self._clock = clock
@@ -452,7 +460,9 @@ class ChannelBridge:
     def handle_gateway_event(self, event: GatewayEvent) -> None:
         """The Gateway port's ``on_event``: route one event; a failure is logged and ignored (§11.2)."""
         try:
-            dispatch = self._state.handle_gateway_event(event.event, event.payload, now_ms=self._clock.now_ms())
+            dispatch = self._state.handle_gateway_event(
+                event.event, event.payload, now_ms=self._clock.now_ms(), channel=self._channel_open()
+            )
         except Exception as exc:  # §11.2: any failure while handling a Gateway event is logged, then ignored
             self._write_line(gateway_event_failed_line(event.event))
             if self._verbose:
@@ -462,7 +472,12 @@ class ChannelBridge:
 
     def handle_permission_request(self, params: object) -> None:
         """``notifications/claude/channel/permission_request`` (every mode): invalid params are dropped
-        silently; after close nothing is tracked."""
+        silently; after close nothing is tracked. Ignored while the channel is not open (a 2026-07-28
+        connection, protocol-eras §4.4), with one ``--verbose`` line."""
+        if not self._channel_open():
+            if self._verbose:
+                self._write_line(ignored_permission_request_line(PERMISSION_REQUEST_METHOD, MODERN_VERSION))
+            return
         request = PermissionRequest.from_params(params)
         if request is None or self._closed:
             return
@@ -491,7 +506,7 @@ class ChannelBridge:
                 self._outbox_wakeup = anyio.Event()
                 continue
             notification, claim = self._outbox.popleft()
-            if self._closed:
+            if self._closed or not self._channel_open():  # queued before the connection's era was known
                 continue
             try:
                 await self._notifier.notify(notification.method, notification.params)

@@ -251,25 +251,31 @@ class BridgeState:
     def closed(self) -> bool:
         return self._closed
 
-    def handle_gateway_event(self, event: str, payload: object = UNDEFINED, *, now_ms: int) -> Dispatch:
+    def handle_gateway_event(
+        self, event: str, payload: object = UNDEFINED, *, now_ms: int, channel: bool = True
+    ) -> Dispatch:
         """Route one Gateway event (§6.2): ``session.message`` and the four approval events; others ignored.
+        ``channel``: see :meth:`handle_session_message`.
 
         Raises :class:`~domain.bridge.events.GatewayPayloadError` for a null/missing ``session.message``
         payload (the reference logs ``gateway event session.message failed``).
         """
         if event == SESSION_MESSAGE_EVENT:
-            return self.handle_session_message(payload)
+            return self.handle_session_message(payload, channel=channel)
         if event in APPROVAL_EVENT_TYPES:
             return self.handle_approval_event(event, payload, now_ms=now_ms)
         return _NOTHING
 
-    def handle_session_message(self, payload: object = UNDEFINED) -> Dispatch:
+    def handle_session_message(self, payload: object = UNDEFINED, *, channel: bool = True) -> Dispatch:
         """§6.3: project; an owner's reply to a pending permission is consumed (claimed, answered, nothing
         queued); otherwise queue a ``message`` event and, for user turns with a conversation in mode
-        ``on``/``auto``, a channel notification."""
+        ``on``/``auto``, a channel notification. Without ``channel`` (a connection that carries no Claude
+        channel, protocol-eras D-PE14) the event is only queued: no notification, no permission reply."""
         message = project_session_message(payload)
         if message is None:
             return _NOTHING
+        if not channel:
+            return Dispatch(enqueued=self.queue.enqueue(message))
         reply = owner_permission_reply(message)
         if reply is not None:
             claim = self.pending.claim_permission(reply.code)

@@ -27,6 +27,7 @@ __all__ = [
     "events_wait_result",
     "gateway_event_error_line",
     "gateway_event_failed_line",
+    "ignored_permission_request_line",
     "messages_read_result",
     "messages_send_result",
     "notification_error_line",
@@ -146,6 +147,12 @@ def permissions_respond_result(payload: object = UNDEFINED) -> ToolResult:
 def pending_permission_line(request_id: str) -> str:
     """Verbose only: a Claude permission request was stored (§8.3)."""
     return f"openclaw mcp: pending Claude permission {request_id}"
+
+
+def ignored_permission_request_line(method: str, era: str) -> str:
+    """Verbose only: a Claude permission request on a connection of the 2026-07-28 era was ignored
+    (protocol-eras §4.4)."""
+    return f"openclaw mcp: ignored {method} on a {era} connection"
 
 
 def notification_failed_line(method: str) -> str:

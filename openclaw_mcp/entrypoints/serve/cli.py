@@ -163,6 +163,7 @@ async def run_serve(
             client_log=_client_log(err, verbose),
             mode=mode,
             verbose=verbose,
+            channel_open=server.channel_open,
         )
 
     server = McpDispatcher(StdioTransport(stdin, stdout, on_close=shutdown.set), mode=mode, bridge=build_bridge)

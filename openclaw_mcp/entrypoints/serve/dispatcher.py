@@ -6,6 +6,9 @@ byte for byte (key orders, ``experimental`` capabilities, ``-32601`` for every o
 ``structuredContent``, zod issue texts, custom ``notifications/claude/channel*`` methods, no answer for a
 cancelled request) and start cheaply (no pydantic import before ``initialize`` is answered).
 
+* The protocol era (spec protocol-eras §4) is :class:`RpcSession`'s: on a 2026-07-28 connection it answers
+  ``server/discover`` and reshapes what :meth:`McpDispatcher._respond_now` answers; the bridge asks
+  :meth:`McpDispatcher.channel_open` before writing a Claude channel notification (D-PE14).
 * Requests answered without waiting are written from the read loop itself; tool calls that wait run
   concurrently, each in its own cancel scope; ``notifications/cancelled`` cancels the scope and suppresses the
   answer (and releases an ``events_wait`` waiter).
@@ -22,6 +25,7 @@ import anyio.abc
 
 from openclaw_mcp.application.errors import ApplicationError
 from openclaw_mcp.domain.bridge.mode import PERMISSION_REQUEST_METHOD, ClaudeChannelMode, experimental_capabilities
+from openclaw_mcp.domain.mcp_eras import MODERN_VERSION
 from openclaw_mcp.entrypoints.rpc_session import (
     LATEST_PROTOCOL_VERSION,
     SUPPORTED_PROTOCOL_VERSIONS,
@@ -93,7 +97,9 @@ class McpDispatcher:
         self._mode: ClaudeChannelMode = mode
         self._provide_bridge = bridge
         self._bridge: ChannelBridge | None = None
-        self._session = RpcSession(transport, self._respond, on_notification=self._handle_notification)
+        self._session = RpcSession(
+            transport, self._respond, on_notification=self._handle_notification, server_info=SERVER_INFO
+        )
 
     async def wait_first_input(self) -> None:
         """Return once the first input line has been handled (a request answered without waiting is
@@ -105,6 +111,11 @@ class McpDispatcher:
         if self._bridge is None and self._provide_bridge is not None:
             self._bridge = self._provide_bridge()
         return self._bridge
+
+    def channel_open(self) -> bool:
+        """Whether the connection carries the Claude channel: not once it serves the 2026-07-28 era (D-PE14: no
+        unsolicited notifications, ``…/permission_request`` ignored); the bridge asks at each event."""
+        return self._session.era != MODERN_VERSION
 
     @property
     def built_bridge(self) -> ChannelBridge | None:

@@ -80,8 +80,10 @@ class Notification:
     params: dict[str, Any] | None
 
 
-def parse_message(line: str) -> Request | Notification | None:
-    """The request or notification on one input line; ``None`` for anything else (ignored)."""
+def parse_message(line: str, *, check_meta: bool = True) -> Request | Notification | None:
+    """The request or notification on one input line; ``None`` for anything else (ignored). Without
+    ``check_meta`` (a 2026-07-28 connection) ``params._meta`` is left to the era ladder, which answers a malformed
+    one (protocol-eras §4.2) instead of ignoring the line as the legacy SDK does."""
     try:
         message = parse_json(line)
     except ValueError:
@@ -94,7 +96,7 @@ def parse_message(line: str) -> Request | Notification | None:
         return None
     if "params" in message and params is None:
         return None
-    if params is not None and not _valid_meta(params):
+    if check_meta and params is not None and not _valid_meta(params):
         return None
     keys = set(message)
     if "id" in message:
