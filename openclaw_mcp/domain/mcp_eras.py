@@ -28,6 +28,8 @@ __all__ = [
     "HANDSHAKE_VERSIONS",
     "HEADER_MISMATCH",
     "INVALID_PARAMS",
+    "LEGACY_LATEST_VERSION",
+    "LEGACY_VERSIONS",
     "LOG_LEVEL_KEY",
     "MCP_METHOD_HEADER",
     "MCP_NAME_HEADER",
@@ -62,6 +64,10 @@ __all__ = [
 
 HANDSHAKE_VERSIONS: Final[tuple[str, ...]] = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 """Revisions reached through ``initialize`` (``mcp_types.version.HANDSHAKE_PROTOCOL_VERSIONS``)."""
+LEGACY_LATEST_VERSION: Final = "2025-11-25"
+LEGACY_VERSIONS: Final[tuple[str, ...]] = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07")
+"""The handshake versions OpenClaw 2026.9.6 (TS SDK 1.30 ``SUPPORTED_PROTOCOL_VERSIONS``) accepts, newest first: our
+servers answer one of them and our client accepts them (``2024-10-07`` included, a draft the Python SDK lacks)."""
 MODERN_VERSION: Final = "2026-07-28"
 MODERN_VERSIONS: Final[tuple[str, ...]] = (MODERN_VERSION,)
 """Revisions with the stateless per-request envelope (``mcp_types.version.MODERN_PROTOCOL_VERSIONS``)."""

@@ -35,6 +35,8 @@ import anyio.abc
 
 from openclaw_mcp.domain.mcp_eras import (
     CACHEABLE_METHODS,
+    LEGACY_LATEST_VERSION,
+    LEGACY_VERSIONS,
     MODERN_VERSION,
     Era,
     discover_result,
@@ -70,8 +72,8 @@ __all__ = [
     "task_refusal",
 ]
 
-LATEST_PROTOCOL_VERSION: Final = "2025-11-25"
-SUPPORTED_PROTOCOL_VERSIONS: Final = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07")
+LATEST_PROTOCOL_VERSION: Final = LEGACY_LATEST_VERSION
+SUPPORTED_PROTOCOL_VERSIONS: Final = LEGACY_VERSIONS
 MODERN_METHODS: Final = frozenset({"server/discover", "tools/list", "tools/call"})
 """The methods our servers serve on a 2026-07-28 connection (§4.2 rung 3)."""
 MODERN_CAPABILITIES: Final[Mapping[str, Any]] = {"tools": {}}

@@ -165,3 +165,11 @@ def test_results_in_the_2026_shape() -> None:
     }
     mcp_types.DiscoverResult.model_validate(mcp_eras.discover_result(info, {"tools": {}}))
     mcp_types.ListToolsResult.model_validate(listed)
+
+
+def test_the_legacy_versions_are_the_reference_sdks() -> None:
+    """OpenClaw 2026.9.6's TS SDK 1.30 ``SUPPORTED_PROTOCOL_VERSIONS``; the handshake versions of the Python SDK
+    are among them."""
+    assert mcp_eras.LEGACY_VERSIONS[0] == mcp_eras.LEGACY_LATEST_VERSION == version.HANDSHAKE_PROTOCOL_VERSIONS[-1]
+    assert set(version.HANDSHAKE_PROTOCOL_VERSIONS) <= set(mcp_eras.LEGACY_VERSIONS)
+    assert mcp_eras.MODERN_VERSION not in mcp_eras.LEGACY_VERSIONS
