@@ -22,7 +22,7 @@ from openclaw_mcp.entrypoints.cli.probing import error_class
 ROOT = Path(__file__).resolve().parents[2]
 SERVERS = ROOT / "tests" / "fixtures" / "mcp_servers"
 CLI = [sys.executable, "-m", "openclaw_mcp.entrypoints.cli.main", "mcp"]
-TIMING_KEYS = {"connectMs", "counts", "errorClass"}
+TIMING_KEYS = {"protocolVersion", "connectMs", "counts", "errorClass"}  # protocolVersion: protocol-eras D-PE10
 
 
 def _stdio(script: str, **extra: Any) -> dict[str, Any]:
@@ -154,8 +154,8 @@ def test_timings_without_json_append_the_connect_time_to_each_server_line(state:
     names = [line.split(":")[0] for line in server_lines]
     assert names[:2] == ["- kb", "- tools"]
     assert sorted(names[2:]) == ["! bad-list", "! crash", "! hang"]  # diagnostics: in the order they failed
-    for line in server_lines:
-        assert line.endswith(" ms)"), line
+    for line in server_lines:  # a connected server's with its protocol version (protocol-eras D-PE10)
+        assert line.endswith((" ms)", " ms, 2025-11-25)")), line
     plain = _probe(state).stdout.splitlines()
     assert len(plain) == len(lines)
     assert all(not line.endswith(" ms)") for line in plain)

@@ -44,10 +44,12 @@ from openclaw_mcp.adapters.http._errors import (
     BodyTooLarge,
     EventTooLarge,
     HttpPolicyError,
+    PostRpcError,
     fetch_error,
     post_status_error,
 )
 from openclaw_mcp.application.ports.mcp import McpError, McpSessionExpired
+from openclaw_mcp.domain.mcp_eras import MCP_PROTOCOL_VERSION_HEADER, MODERN_VERSION, is_modern_refusal
 
 __all__ = [
     "BLOCKED_HOST_MESSAGE",
@@ -202,6 +204,39 @@ def _essence(content_type: str | None) -> str:
     return (content_type or "").split(";", 1)[0].strip().lower()
 
 
+def _rpc_error(body: str) -> dict[str, object] | None:
+    """The ``error`` member of a JSON-RPC error answer in ``body`` (``None``: not one)."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None
+    error = message.get("error") if isinstance(message, dict) else None
+    if not isinstance(error, dict) or isinstance(error.get("code"), bool):
+        return None
+    if not isinstance(error.get("code"), int) or not isinstance(error.get("message"), str):
+        return None
+    return error
+
+
+def _status_rpc_error(
+    request: httpx2.Request, rpc_method: str | None, status: int, content_type: str | None, body: str
+) -> PostRpcError | None:
+    """The JSON-RPC error of a ``POST`` answered ``status`` >= 400 when its era lets it through (protocol-eras
+    §3.1 step 2): any ``application/json`` error body answering a 2026-07-28 request, or one answering
+    ``initialize`` that identifies a 2026 server (T1–T3). ``None``: today's ``post_status_error``."""
+    if _essence(content_type) != "application/json":
+        return None
+    modern = request.headers.get(MCP_PROTOCOL_VERSION_HEADER) == MODERN_VERSION
+    if not modern and rpc_method != "initialize":
+        return None
+    error = _rpc_error(body)
+    if error is None or not (modern or is_modern_refusal(error, http_status=status)):
+        return None
+    code, message = error["code"], error["message"]
+    assert isinstance(code, int) and isinstance(message, str)
+    return PostRpcError(code, message, error.get("data"), status)
+
+
 def _accepted(request: httpx2.Request) -> httpx2.Response:
     return httpx2.Response(202, headers={"content-length": "0"}, content=b"", request=request)
 
@@ -348,7 +383,11 @@ class McpHttpTransport(httpx2.AsyncBaseTransport):
         status = response.status_code
         if is_post and status >= 400:
             body = await response_text(response)
-            error = post_status_error(self._options.transport_type, status, body, had_session=had_session)
+            error: McpError | None = None
+            if self.streamable:
+                error = _status_rpc_error(request, rpc_method, status, response.headers.get("content-type"), body)
+            if error is None:
+                error = post_status_error(self._options.transport_type, status, body, had_session=had_session)
             self._observer.post_failed(message_id, error)
             return _accepted(request)
         if is_post and rpc_method == "initialize" and 200 <= status < 300:

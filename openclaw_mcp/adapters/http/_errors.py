@@ -22,7 +22,7 @@ from typing import Final
 import httpx2
 
 from openclaw_mcp.adapters.mcp_sdk.errors import DiagnosticCause
-from openclaw_mcp.application.ports.mcp import McpError, McpSessionExpired
+from openclaw_mcp.application.ports.mcp import McpError, McpRequestError, McpSessionExpired
 
 __all__ = [
     "FETCH_FAILED",
@@ -30,6 +30,7 @@ __all__ = [
     "BodyTooLarge",
     "EventTooLarge",
     "HttpPolicyError",
+    "PostRpcError",
     "fetch_cause",
     "fetch_error",
     "post_status_error",
@@ -192,6 +193,16 @@ def sse_connect_message(exc: BaseException, url: httpx2.URL | None) -> str:
     if isinstance(exc, HttpPolicyError | BodyTooLarge | EventTooLarge | httpx2.SSEError):
         return f"SSE error: {exc}"
     return f"SSE error: TypeError: {FETCH_FAILED}: {fetch_cause(exc, url).message}"
+
+
+class PostRpcError(McpRequestError):
+    """A message ``POST`` answered with HTTP ``http_status`` >= 400 and a JSON-RPC error body that the request's
+    era lets through as a JSON-RPC error (spec protocol-eras §3.1 step 2): the answer to a 2026-07-28 request,
+    or a refused ``initialize`` that identifies a 2026 server."""
+
+    def __init__(self, code: int, message: str, data: object, http_status: int) -> None:
+        super().__init__(code, message, data)
+        self.http_status = http_status
 
 
 def post_status_error(transport_type: str, status: int, body: str, *, had_session: bool) -> McpError:

@@ -7,6 +7,12 @@ included —, raw results, the local request timer with ``notifications/cancelle
 events). This module adds what HTTP needs on top:
 
 - the ``MCP-Protocol-Version`` header on every message after ``initialize``;
+- the 2026-07-28 era on streamable HTTP (spec protocol-eras §3.1–§3.2, §3.8–§3.9): the fallback to
+  ``server/discover`` when ``initialize`` is refused by T1–T3 (the 400 refusals reach the session as
+  ``PostRpcError`` with their status; ``transport: "sse"`` never falls back); per-request headers
+  (``Mcp-Method``, ``Mcp-Name``, ``Mcp-Param-*`` with the SDK's ``mcp.shared.inbound`` helpers); no session, so
+  no GET stream and no DELETE; cancellation aborts the request's POST (the SDK transport swallows the
+  ``notifications/cancelled`` of a request sent with the 2026 version header);
 - the reference's error texts for HTTP failures. The client's transport (``_client.McpHttpTransport``)
   reports each failed message ``POST`` here; the request waiting for that message raises that error
   (``fetch failed`` caused by ``connect ECONNREFUSED …``, ``Streamable HTTP error: Error POSTing to
@@ -34,7 +40,16 @@ import httpx2
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
+from mcp.shared.inbound import (
+    MCP_METHOD_HEADER,
+    MCP_NAME_HEADER,
+    MCP_PROTOCOL_VERSION_HEADER,
+    NAME_BEARING_METHODS,
+    encode_header_value,
+    find_invalid_x_mcp_header,
+    mcp_param_headers,
+    x_mcp_header_map,
+)
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from mcp.shared.message import SessionMessage
 
@@ -50,6 +65,7 @@ from openclaw_mcp.adapters.http._client import (
 from openclaw_mcp.adapters.http._errors import (
     EventTooLarge,
     HttpPolicyError,
+    PostRpcError,
     fetch_cause,
     fetch_error,
     sse_connect_message,
@@ -65,13 +81,16 @@ from openclaw_mcp.adapters.mcp_sdk.errors import (
 )
 from openclaw_mcp.adapters.mcp_sdk.session import CONNECT_TIMEOUT_DISPOSE_CAP_MS, SdkMcpConnection
 from openclaw_mcp.application.ports.mcp import (
+    ConnectionWarning,
     ElicitationHandler,
     McpCleanupError,
     McpConnectError,
     McpConnection,
     McpError,
     McpEvent,
+    McpRequestError,
 )
+from openclaw_mcp.domain.mcp_eras import is_modern_refusal
 from openclaw_mcp.domain.redaction import redact_diagnostic, redact_sensitive_url, sanitize_for_log
 from openclaw_mcp.domain.transport import HttpConfig
 
@@ -157,6 +176,7 @@ class _HttpConnection(SdkMcpConnection):
         self._waiters: dict[RequestId, _Waiter] = {}
         self._fatal: McpError | None = None
         self._stop = anyio.Event()
+        self._param_headers: dict[str, dict[tuple[str, ...], str]] = {}
         self.cleanup_error: McpCleanupError | None = None
 
     # --- McpConnection --------------------------------------------------------------------------------
@@ -208,10 +228,13 @@ class _HttpConnection(SdkMcpConnection):
                         async with session:
                             self.attach(dispatcher, session)
                             await self.initialize()
-                            connect_scope.deadline = math.inf
-                            started = True
-                            task_status.started(self)
-                            await self._stop.wait()
+                            async with anyio.create_task_group() as background:  # the 2026 listen stream
+                                self.set_spawner(background.start_soon)
+                                connect_scope.deadline = math.inf
+                                started = True
+                                task_status.started(self)
+                                await self._stop.wait()
+                                background.cancel_scope.cancel()
                             await self._terminate_session(client, http)
                 except Exception as exc:
                     failure = exc
@@ -239,6 +262,63 @@ class _HttpConnection(SdkMcpConnection):
             return None
         return {MCP_PROTOCOL_VERSION_HEADER: self._protocol_version}
 
+    def _modern_refusal(self, error: McpRequestError) -> bool:
+        if self._config.transport_type != "streamable-http":
+            return False
+        # A JSON-RPC error the SDK parsed came with a 2xx status (the transport reports every status >= 400).
+        status = error.http_status if isinstance(error, PostRpcError) else 200
+        return is_modern_refusal(
+            {"code": error.code, "message": error.error_message, "data": error.data}, http_status=status
+        )
+
+    def _stamp(self, method: str, params: dict[str, Any] | None, opts: CallOptions) -> dict[str, Any] | None:
+        """The 2026 body (§3.2) plus its headers: ``Mcp-Method``, ``Mcp-Name`` and, for ``tools/call``, the
+        ``Mcp-Param-*`` headers the listed tool's ``x-mcp-header`` annotations ask for (§3.9)."""
+        stamped = super()._stamp(method, params, opts)
+        if not self.modern or stamped is None:
+            return stamped
+        headers = opts.setdefault("headers", {})
+        headers[MCP_METHOD_HEADER] = method
+        name_key = NAME_BEARING_METHODS.get(method)
+        name = stamped.get(name_key) if name_key is not None else None
+        if isinstance(name, str):
+            headers[MCP_NAME_HEADER] = encode_header_value(name)
+            arguments = stamped.get("arguments")
+            header_map = self._param_headers.get(name) if method == "tools/call" else None
+            if header_map and isinstance(arguments, dict):
+                headers.update(mcp_param_headers(header_map, arguments))
+        return stamped
+
+    def _listed_tools(self, result: dict[str, Any]) -> dict[str, Any]:
+        """A 2026 ``tools/list`` page without the tools whose ``x-mcp-header`` annotations are invalid (each
+        warned); the valid annotations are kept for the tool's calls (§3.9, D-PE9)."""
+        tools = result.get("tools")
+        if not isinstance(tools, list):
+            return result
+        kept: list[Any] = []
+        for tool in tools:
+            name = tool.get("name") if isinstance(tool, dict) else None
+            schema = tool.get("inputSchema") if isinstance(tool, dict) else None
+            if not isinstance(name, str):
+                kept.append(tool)
+                continue
+            reason = find_invalid_x_mcp_header(schema)
+            if reason is not None:
+                self._param_headers.pop(name, None)
+                text = (
+                    f'server "{sanitize_for_log(self._server_name)}" tool "{sanitize_for_log(name)}" '
+                    f"dropped: invalid x-mcp-header ({sanitize_for_log(reason)})"
+                )
+                self._on_event(ConnectionWarning(text))
+                continue
+            header_map = x_mcp_header_map(schema)
+            if header_map:
+                self._param_headers[name] = header_map
+            else:
+                self._param_headers.pop(name, None)
+            kept.append(tool)
+        return result if len(kept) == len(tools) else {**result, "tools": kept}
+
     async def _exchange(
         self,
         dispatcher: JSONRPCDispatcher[Any],
@@ -265,6 +345,8 @@ class _HttpConnection(SdkMcpConnection):
             raise self._translate(outcome)
         if outcome is None:
             raise McpError(CONNECTION_CLOSED_MESSAGE)
+        if method == "tools/list" and self.modern and self._config.transport_type == "streamable-http":
+            return self._listed_tools(outcome)
         return outcome
 
     def _translate(self, exc: MCPError) -> McpError:

@@ -11,19 +11,24 @@ notifications and installs the negotiated version (``adopt``). This module adds 
 - raw results (``send_raw_request``) instead of validated models, so the runtime sees the wire shapes;
 - a local request timer whose expiry reads ``MCP error -32001: Request timed out`` and sends
   ``notifications/cancelled`` with the upstream reason text; caller cancellation sends one as well;
-- list-changed notifications and the transport close as port events (the close reported once).
+- list-changed notifications and the transport close as port events (the close reported once);
+- the 2026-07-28 era (spec protocol-eras §3): an ``initialize`` refused the way a 2026 server refuses it
+  (``domain.mcp_eras.is_modern_refusal``, T1–T3) is followed by ``server/discover`` on the same transport within
+  the same deadline; a valid result is ``adopt``ed into the SDK session, its capabilities become the
+  connection's and every later request is stamped (``_stamp``: the ``_meta`` envelope; HTTP adds its headers)
+  and resolved by ``modern.resolve_result`` (``resultType``, ``input_required``).
 
 Connectors own the transport (streams, process, HTTP client, in-process server) and drive the lifecycle:
 ``start`` → ``initialize`` / ``initialize_before`` → (requests) → ``begin_close`` → ``stop``. A connector
 whose transport needs more (HTTP: per-request headers, failures reported by the HTTP layer) subclasses
-``SdkMcpConnection`` and overrides the hooks ``_transport_headers``, ``_exchange``, ``_translate``,
-``_transport_error`` and ``_on_transport_end``.
+``SdkMcpConnection`` and overrides the hooks ``_transport_headers``, ``_stamp``, ``_modern_refusal``,
+``_exchange``, ``_translate``, ``_transport_error``, ``_on_transport_end`` and ``_on_modern_connect``.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Final
 
 import anyio
@@ -35,6 +40,7 @@ from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from openclaw_mcp.adapters.mcp_sdk import modern
 from openclaw_mcp.adapters.mcp_sdk.errors import (
     CALLER_CANCEL_REASON,
     CONNECTION_CLOSED_CODE,
@@ -56,6 +62,7 @@ from openclaw_mcp.application.ports.mcp import (
     McpTimeout,
 )
 from openclaw_mcp.domain.mcp_apps import ui_extension_capability
+from openclaw_mcp.domain.mcp_eras import MODERN_VERSION, is_modern_refusal, request_envelope, stamp_params
 from openclaw_mcp.domain.redaction import sanitize_for_log
 
 if TYPE_CHECKING:
@@ -137,6 +144,9 @@ class SdkMcpConnection:
         self._elicitation = elicitation
         self._capabilities: dict[str, Any] = {}
         self._protocol_version: str | None = None
+        self._envelope: dict[str, Any] | None = None
+        self._spawn: Callable[[Callable[[], Coroutine[Any, Any, None]]], object] | None = None
+        self._listen_started = False
         self._ids = itertools.count()
         self._dispatcher: JSONRPCDispatcher[Any] | None = None
         self._session: ClientSession | None = None
@@ -153,6 +163,15 @@ class SdkMcpConnection:
         return self._capabilities
 
     @property
+    def protocol_version(self) -> str | None:
+        return self._protocol_version
+
+    @property
+    def modern(self) -> bool:
+        """True on a connection of the 2026-07-28 era (settled by ``server/discover``)."""
+        return self._envelope is not None
+
+    @property
     def closed(self) -> bool:
         return self._transport_ended or self._closing
 
@@ -160,17 +179,69 @@ class SdkMcpConnection:
         dispatcher = self._dispatcher
         if dispatcher is None or self.closed:
             raise McpError(NOT_CONNECTED_MESSAGE)
-        request_id = next(self._ids)
-        opts = self._request_options(request_id)
+        # The id on the wire now: a 2026 ``input_required`` retry sends the request again under a new one.
+        current = [next(self._ids)]
         try:
             with anyio.move_on_after(timeout_ms / 1000):
-                return await self._exchange(dispatcher, method, params, opts)
+                if self._envelope is None:
+                    return await self._exchange(dispatcher, method, params, self._request_options(current[0]))
+                return await self._modern_request(dispatcher, method, params, current)
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
-                await self._send_cancel(request_id, CALLER_CANCEL_REASON)
+                await self._send_cancel(current[0], CALLER_CANCEL_REASON)
             raise
-        await self._send_cancel(request_id, TIMEOUT_CANCEL_REASON)
+        await self._send_cancel(current[0], TIMEOUT_CANCEL_REASON)
         raise McpTimeout(REQUEST_TIMEOUT_MESSAGE)
+
+    async def _modern_request(
+        self, dispatcher: JSONRPCDispatcher[Any], method: str, params: dict[str, Any] | None, current: list[int]
+    ) -> dict[str, Any]:
+        """One 2026 request: stamped (§3.2), its ``resultType`` checked and ``input_required`` resolved (§3.6–3.7)."""
+        session = self._session
+        assert session is not None
+
+        async def send(extra: dict[str, Any] | None) -> dict[str, Any]:
+            if extra is not None:
+                current[0] = next(self._ids)
+            body = params if extra is None else {**(params or {}), **extra}
+            opts = self._request_options(current[0])
+            return await self._exchange(dispatcher, method, self._stamp(method, body, opts), opts)
+
+        result = await modern.resolve_result(session, method, await send(None), send, lambda: current[0])
+        if method == "tools/list":
+            self._start_listen(dispatcher)
+        return result
+
+    def set_spawner(self, spawn: Callable[[Callable[[], Coroutine[Any, Any, None]]], object]) -> None:
+        """Where the connection runs its background work (the 2026 ``subscriptions/listen`` stream): a task
+        group of the connector that lives as long as the transport."""
+        self._spawn = spawn
+
+    def _start_listen(self, dispatcher: JSONRPCDispatcher[Any]) -> None:
+        """§3.5 (D-PE7): once per 2026 connection, after its first ``tools/list`` answer, when discover advertised
+        ``tools.listChanged``, open one ``subscriptions/listen`` for tool-list changes (never reopened)."""
+        if self._listen_started or self._spawn is None or self.closed:
+            return
+        tools = self._capabilities.get("tools")
+        if not (isinstance(tools, dict) and tools.get("listChanged") is True):
+            return
+        self._listen_started = True
+        self._spawn(lambda: self._listen(dispatcher))
+
+    async def _listen(self, dispatcher: JSONRPCDispatcher[Any]) -> None:
+        """The listen stream: no request timer, no failure accounting. Its acknowledgement and notifications
+        arrive as ordinary server notifications (``notifications/tools/list_changed`` → ``ListChanged``); the
+        end (a result, an error, the connection closing) is logged once."""
+        opts = self._request_options(next(self._ids))
+        params = self._stamp("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, opts)
+        ending = "connection closed"
+        try:
+            await self._exchange(dispatcher, "subscriptions/listen", params, opts)
+            ending = "result received"
+        except Exception as exc:  # the stream's end is only logged
+            ending = str(exc) or type(exc).__name__
+        finally:
+            self._log(f"bundle-mcp:{self._server_name}: subscriptions/listen ended: {sanitize_for_log(ending)}")
 
     # --- lifecycle (driven by the connector) ----------------------------------------------------------
 
@@ -233,6 +304,9 @@ class SdkMcpConnection:
         try:
             raw = await self._exchange(dispatcher, "initialize", params, self._request_options(next(self._ids)))
         except McpError as exc:
+            if isinstance(exc, McpRequestError) and self._modern_refusal(exc):
+                await self._discover(dispatcher, session, capabilities)
+                return
             error = as_connect_error(exc)
             raise error from error.__cause__
         try:
@@ -249,6 +323,24 @@ class SdkMcpConnection:
         self._capabilities = advertised if isinstance(advertised, dict) else {}
         self._protocol_version = version
         await dispatcher.notify("notifications/initialized", None, self._notify_options())
+
+    async def _discover(
+        self, dispatcher: JSONRPCDispatcher[Any], session: ClientSession, capabilities: dict[str, Any]
+    ) -> None:
+        """The fallback of §3.1 steps 3–5: ``server/discover`` enveloped with the legacy identity and
+        capabilities (D-PE5); a valid 2026 answer settles the era, anything else fails the connect."""
+        self._envelope = request_envelope({"name": CLIENT_NAME, "version": CLIENT_VERSION}, capabilities)
+        self._protocol_version = MODERN_VERSION
+        opts = self._request_options(next(self._ids))
+        try:
+            raw = await self._exchange(dispatcher, "server/discover", self._stamp("server/discover", None, opts), opts)
+        except McpError as exc:
+            error = as_connect_error(exc)
+            raise error from error.__cause__
+        session.adopt(modern.discover_result(raw))
+        advertised = raw.get("capabilities")
+        self._capabilities = advertised if isinstance(advertised, dict) else {}
+        self._on_modern_connect()
 
     async def initialize_before(self, deadline: float) -> bool:
         """``initialize`` before ``deadline`` (anyio clock): ``False`` when the deadline passed."""
@@ -289,6 +381,20 @@ class SdkMcpConnection:
     def _transport_headers(self) -> dict[str, str] | None:
         """Headers every outgoing message carries (none: only HTTP transports send headers)."""
         return None
+
+    def _stamp(self, method: str, params: dict[str, Any] | None, opts: CallOptions) -> dict[str, Any] | None:
+        """The params of a request as sent: on a 2026 connection with the ``_meta`` envelope (§3.2; an HTTP
+        transport adds its per-request headers to ``opts``); unchanged on a legacy one."""
+        if self._envelope is None:
+            return params
+        return stamp_params(params, self._envelope)
+
+    def _modern_refusal(self, error: McpRequestError) -> bool:
+        """Does this error answer to ``initialize`` identify a 2026-07-28 server (T1–T3 of §3.1)?"""
+        return is_modern_refusal({"code": error.code, "message": error.error_message, "data": error.data})
+
+    def _on_modern_connect(self) -> None:
+        """Called once the connect settled the 2026 era (before the connection is handed out)."""
 
     async def _exchange(
         self,

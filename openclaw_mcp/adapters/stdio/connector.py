@@ -186,6 +186,7 @@ class _StdioConnection(ConnectionContext):
             self._process, self._pumps = process, pumps
             pumps.start_soon(self._pump_stdin, process, write_receive)
             pumps.start_soon(self._watch_exit, process)
+            self._core.set_spawner(pumps.start_soon)
             try:
                 await self._core.start(read_receive, write_send)
                 if await self._core.initialize_before(deadline):

@@ -17,6 +17,7 @@ from openclaw_mcp.domain.transport import HttpConfig, StdioConfig
 
 __all__ = [
     "ConnectionClosed",
+    "ConnectionWarning",
     "ElicitationHandler",
     "ListChanged",
     "McpCleanupError",
@@ -84,15 +85,33 @@ class ConnectionClosed:
     reason: str | None = None
 
 
-McpEvent = ListChanged | ConnectionClosed
+@dataclass(frozen=True, slots=True)
+class ConnectionWarning:
+    """Something the operator should see about the server (a runtime warning, not a debug line), e.g. a tool
+    left out of a 2026-07-28 listing (protocol-eras §3.9). ``text`` has no ``bundle-mcp:`` prefix."""
+
+    text: str
+
+
+McpEvent = ListChanged | ConnectionClosed | ConnectionWarning
 
 
 class McpConnection(Protocol):
-    """One initialized MCP client session over one transport (one child process for stdio)."""
+    """One connected MCP client session over one transport (one child process for stdio), in the era the
+    connect settled (spec protocol-eras §1, §3.1): the legacy ``initialize`` handshake, or — when a server
+    refuses ``initialize`` the way a 2026-07-28 server does — ``server/discover`` and the stateless 2026
+    wire (every request enveloped by the connection; callers send the same methods and params either way)."""
 
     @property
     def capabilities(self) -> dict[str, Any]:
-        """The server capabilities from ``initialize`` as JSON (``{}`` when none were advertised)."""
+        """The server capabilities as JSON (``{}`` when none were advertised): from the ``initialize``
+        result (legacy), or from the ``server/discover`` result (2026-07-28)."""
+        ...
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The protocol revision the connect settled: the version ``initialize`` negotiated, or
+        ``"2026-07-28"`` after ``server/discover`` (``None`` before the connect completed)."""
         ...
 
     @property
@@ -101,7 +120,9 @@ class McpConnection(Protocol):
         ...
 
     async def request(self, method: str, params: dict[str, Any] | None, *, timeout_ms: int) -> dict[str, Any]:
-        """Send one request and return its raw JSON ``result``.
+        """Send one request and return its raw JSON ``result``. On a 2026-07-28 connection the connection
+        stamps the per-request envelope (and HTTP headers), resolves ``input_required`` results within the
+        same timer and rejects an unknown ``resultType``; the result is returned as received.
 
         Raises ``McpRequestError`` for a JSON-RPC error answer, ``McpTimeout`` after ``timeout_ms`` (the
         request is cancelled with ``notifications/cancelled``), ``McpSessionExpired`` when an HTTP session
@@ -123,10 +144,12 @@ class McpConnector(Protocol):
         log: Callable[[str], None],
     ) -> AbstractAsyncContextManager[McpConnection]:
         """Open the transport and complete ``initialize`` + ``notifications/initialized`` within
-        ``config.connection_timeout_ms``; yield the connection; on exit close it.
+        ``config.connection_timeout_ms`` — or, when the server refuses ``initialize`` as a 2026-07-28 server
+        does, ``server/discover`` on the same transport within the same deadline (the server capabilities
+        then come from discover); yield the connection; on exit close it.
 
         Entering raises ``McpConnectError`` / ``McpTimeout`` (everything opened so far is torn down first).
-        ``on_event`` receives list-changed notifications and the closed event (called from the
+        ``on_event`` receives list-changed notifications, warnings and the closed event (called from the
         connection's own task; it must not block). ``log`` receives debug lines (stdio stderr lines as
         ``bundle-mcp:<server name>: <line>``). Exiting closes the transport: stdio closes stdin, then
         SIGTERM and SIGKILL to the process group (§3.6) until the group is extinct; HTTP terminates its

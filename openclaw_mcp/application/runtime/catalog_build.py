@@ -22,6 +22,7 @@ from openclaw_mcp.domain.catalog import (
 )
 from openclaw_mcp.domain.codex import codex_approval_mode
 from openclaw_mcp.domain.filters import normalize_filter
+from openclaw_mcp.domain.mcp_eras import catalog_fresh_ms
 from openclaw_mcp.domain.redaction import sanitize_for_log
 from openclaw_mcp.domain.tool_listing import InvalidToolListing, validate_list_tools_result
 from openclaw_mcp.domain.transport import HttpConfig, StdioConfig
@@ -73,16 +74,26 @@ async def list_catalog(
     check_live: Callable[[], None],
 ) -> Catalog:
     """List every tool of the connected ``conn`` and build the server's catalog; set the connection's output
-    validators. ``check_live`` raises once the runtime is disposed (called after the listing)."""
+    validators and, on a 2026-07-28 connection, when the listing goes stale (``conn.fresh_until``: the first page's
+    arrival plus ``catalog_fresh_ms`` of the pages' ``ttlMs``, protocol-eras §3.4, D-PE6). ``check_live`` raises
+    once the runtime is disposed (called after the listing)."""
     name, safe, launch = spec.server_name, spec.safe_server_name, config.description
     client = conn.client
     if client is None:  # pragma: no cover - connected implies a client
         raise ServerNotConnected(name)
     capabilities = summarize_capabilities(client.capabilities)
     dropped: list[Diagnostic] = []
+    ttls: list[object] = []
+    first_page_at: list[int] = []
+
+    def on_page(page: dict[str, Any]) -> None:
+        if not first_page_at:
+            first_page_at.append(now())
+        ttls.append(page.get("ttlMs"))
+
     try:
         listed = await _list_all_tools(
-            conn, list_timeout_ms(tuning, spec.definition, config), spec, launch, dropped, tuning
+            conn, list_timeout_ms(tuning, spec.definition, config), spec, launch, dropped, tuning, on_page
         )
     except SERVER_FAILURES as exc:
         if (
@@ -94,6 +105,8 @@ async def list_catalog(
         else:
             raise
     check_live()
+    if conn.modern:
+        conn.fresh_until = (first_page_at[0] if first_page_at else now()) + catalog_fresh_ms(ttls)
     tool_filter = normalize_filter(spec.definition.get("toolFilter") if isinstance(spec.definition, dict) else None)
     denied = spec.denied_tool_names
     normalized = normalize_listed_tools(listed, tool_filter, denied)
@@ -123,7 +136,13 @@ async def list_catalog(
 
 
 async def _list_all_tools(
-    conn: Connection, timeout_ms: int, spec: ServerSpec, launch: str, dropped: list[Diagnostic], tuning: RuntimeTuning
+    conn: Connection,
+    timeout_ms: int,
+    spec: ServerSpec,
+    launch: str,
+    dropped: list[Diagnostic],
+    tuning: RuntimeTuning,
+    on_page: Callable[[dict[str, Any]], None],
 ) -> list[Any]:
     offset = 0
 
@@ -135,6 +154,7 @@ async def _list_all_tools(
         params = None if cursor is None else {"cursor": cursor}
         page = await client.request("tools/list", params, timeout_ms=request_timeout_ms)
         tools = _validated_tools(page, offset, spec, launch, dropped)
+        on_page(page)
         offset += len(page["tools"])
         next_cursor = page.get("nextCursor")
         return Page(items=tools, next_cursor=next_cursor, raw=page)

@@ -28,6 +28,7 @@ from openclaw_mcp.application.runtime.output_validation import OutputValidator
 from openclaw_mcp.application.runtime.pagination import Page, collect_paginated
 from openclaw_mcp.application.runtime.services import LOCAL_TIMER_GRACE_S, DisposeOutcome, RuntimeTuning
 from openclaw_mcp.domain.connection_state import ConnectionEvent, ConnectionState, transition
+from openclaw_mcp.domain.mcp_eras import MODERN_VERSION
 from openclaw_mcp.domain.transport import HttpConfig, StdioConfig
 from openclaw_mcp.jscompat.jsjson import js_number
 
@@ -53,6 +54,9 @@ class Connection:
     watchdog_fired: bool = False
     disposal: Flight[DisposeOutcome] | None = None
     validators: Mapping[str, OutputValidator] = field(default_factory=dict)
+    fresh_until: int | None = None
+    """When the last tool catalog listed on a 2026-07-28 connection goes stale (wall clock, ms; protocol-eras
+    §3.4); ``None`` on a legacy connection (cached until invalidated)."""
 
     def fire(self, event: ConnectionEvent) -> None:
         """Apply ``event`` through the transition table; the connect attempt's waiters wake once it is over."""
@@ -79,6 +83,12 @@ class Connection:
     @property
     def disconnect_reason(self) -> str | None:
         return self.state.disconnect_reason
+
+    @property
+    def modern(self) -> bool:
+        """The connection speaks the 2026-07-28 era (settled at connect, protocol-eras §3.1)."""
+        # ``getattr``: test doubles of the port that predate the eras have no ``protocol_version``.
+        return getattr(self.client, "protocol_version", None) == MODERN_VERSION
 
     @property
     def request_timeout_ms(self) -> int:

@@ -23,7 +23,13 @@ from typing import Any, TypeVar
 
 import anyio
 
-from openclaw_mcp.application.ports.mcp import ConnectionClosed, ListChanged, McpEvent, McpSessionExpired
+from openclaw_mcp.application.ports.mcp import (
+    ConnectionClosed,
+    ConnectionWarning,
+    ListChanged,
+    McpEvent,
+    McpSessionExpired,
+)
 from openclaw_mcp.application.runtime.backoff import FailureTracker
 from openclaw_mcp.application.runtime.catalog_build import list_catalog
 from openclaw_mcp.application.runtime.connection import Connection
@@ -150,6 +156,20 @@ class ServerRuntime:
         """The stored catalog, or ``None``; never connects or lists."""
         return self._catalog
 
+    @property
+    def stale(self) -> bool:
+        """The stored catalog of a 2026-07-28 connection is past its freshness (protocol-eras §3.4): the next
+        :meth:`get_catalog` returns it and re-validates it in the background."""
+        conn = self._current
+        return (
+            self._catalog is not None
+            and not self._catalog.diagnostics
+            and self._retry_after is not None
+            and conn is not None
+            and conn.modern
+            and self._now() >= self._retry_after
+        )
+
     def _fail_if_disposed(self) -> None:
         if self._retired is not None:
             raise RuntimeDisposed(self._session_id)
@@ -174,8 +194,8 @@ class ServerRuntime:
 
     async def get_catalog(self) -> Catalog:
         """The cached catalog; connects and lists on first use; a catalog with diagnostics is re-validated
-        in the background once its 5 s retry is due (the stale one is returned meanwhile). Raises only
-        :class:`RuntimeDisposed`."""
+        in the background once its 5 s retry is due, a 2026-07-28 catalog once it is no longer fresh (the stale
+        one is returned meanwhile). Raises only :class:`RuntimeDisposed`."""
         self._fail_if_disposed()
         stored = self._catalog
         if stored is not None and (self._retry_after is None or self._now() < self._retry_after):
@@ -214,7 +234,9 @@ class ServerRuntime:
             self._fail_if_disposed()
             if self._generation == generation:
                 self._catalog = catalog
-                self._retry_after = self._now() + CATALOG_FAILURE_RETRY_MS if catalog.diagnostics else None
+                self._retry_after = (
+                    self._now() + CATALOG_FAILURE_RETRY_MS if catalog.diagnostics else self._fresh_until()
+                )
             flight.resolve(catalog)
         except SERVER_FAILURES as exc:
             flight.fail(exc)
@@ -223,6 +245,12 @@ class ServerRuntime:
                 self._in_flight = None
             if not flight.done.is_set():  # cancelled from outside (task group shutdown)
                 flight.fail(RuntimeDisposed(self._session_id))
+
+    def _fresh_until(self) -> int | None:
+        """A 2026-07-28 catalog goes stale at its connection's ``fresh_until`` and is then re-validated like a
+        catalog whose retry is due (protocol-eras §3.4); a legacy catalog stays until invalidated."""
+        conn = self._current
+        return conn.fresh_until if conn is not None and conn.modern else None
 
     @contextlib.contextmanager
     def _lifecycle_scope(self) -> Iterator[None]:
@@ -306,6 +334,8 @@ class ServerRuntime:
                 self.invalidate()
         elif isinstance(event, ConnectionClosed):
             self._on_closed(conn)
+        elif isinstance(event, ConnectionWarning) and self._retired is None:
+            self._services.warn(event.text)
 
     def _on_closed(self, conn: Connection) -> None:
         was_connected = conn.connected

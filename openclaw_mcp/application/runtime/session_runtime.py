@@ -256,7 +256,12 @@ class SessionRuntime:
         """The merged catalog of every server (§4.14). Failures to start or list a server are diagnostics;
         after :meth:`dispose` it merges the retired catalogs."""
         merged = self._merged
-        if merged is not None and not merged.diagnostics and self._merged_is_current():
+        if (
+            merged is not None
+            and not merged.diagnostics
+            and self._merged_is_current()
+            and not any(part.stale for part in self._parts)
+        ):
             return merged
         if self._in_flight is not None:
             return await self._in_flight.wait()

@@ -166,16 +166,21 @@ _AUTH_TEXT = re.compile(
 
 
 class ConnectTimes:
-    """Each server's first connect attempt: how long it took (ms, monotonic clock) and how it failed."""
+    """Each server's first connect attempt: how long it took (ms, monotonic clock), how it failed and the
+    protocol version it settled (protocol-eras §3.10)."""
 
     def __init__(self) -> None:
         self.connect_ms: dict[str, float] = {}
         self.failures: dict[str, BaseException] = {}
+        self.versions: dict[str, str | None] = {}
 
-    def record(self, server_name: str, started: float, failure: BaseException | None) -> None:
+    def record(
+        self, server_name: str, started: float, failure: BaseException | None, version: str | None = None
+    ) -> None:
         if server_name in self.connect_ms:
             return
         self.connect_ms[server_name] = round((time.monotonic() - started) * 1000, 1)
+        self.versions[server_name] = version
         if failure is not None:
             self.failures[server_name] = failure
 
@@ -193,7 +198,7 @@ class _TimedConnection(AbstractAsyncContextManager[McpConnection]):
         except BaseException as exc:  # recorded, then re-raised unchanged (cancellation included)
             self._times.record(self._server_name, started, exc)
             raise
-        self._times.record(self._server_name, started, None)
+        self._times.record(self._server_name, started, None, connection.protocol_version)
         return connection
 
     async def __aexit__(
@@ -273,11 +278,13 @@ async def add_timings(
     times: ConnectTimes,
     servers: Mapping[str, Any],
 ) -> None:
-    """``probe --timings``: each connected server gains ``connectMs`` (spawn or first request through
-    ``initialize``, ms, 1 decimal), ``counts`` (``tools`` as listed in ``tools``; ``resources`` and ``prompts``
-    listed now, 0 when not advertised, null when the listing failed) and ``errorClass`` (null); each
-    diagnostic gains ``connectMs`` (null when no connect was attempted) and ``errorClass``; ``skipped`` lists
-    the enabled servers whose definition could not be used (``errorClass: "config"``)."""
+    """``probe --timings``: each connected server gains ``protocolVersion`` (the negotiated legacy version or
+    ``2026-07-28``, protocol-eras D-PE10), ``connectMs`` (spawn or first request through ``initialize`` — and
+    ``server/discover`` after a refused one —, ms, 1 decimal), ``counts`` (``tools`` as listed in ``tools``;
+    ``resources`` and ``prompts`` listed now, 0 when not advertised, null when the listing failed) and
+    ``errorClass`` (null); each diagnostic gains ``protocolVersion`` (null), ``connectMs`` (null when no connect
+    was attempted) and ``errorClass``; ``skipped`` lists the enabled servers whose definition could not be used
+    (``errorClass: "config"``)."""
     session = runtime.session
     for name, item in result["servers"].items():
         entry = catalog.servers[name]
@@ -288,6 +295,7 @@ async def add_timings(
         def prompts(name: str = name) -> Any:
             return session.list_prompts(name)
 
+        item["protocolVersion"] = times.versions.get(name)
         item["connectMs"] = times.connect_ms.get(name)
         item["counts"] = {
             "tools": entry.tool_count,
@@ -299,6 +307,7 @@ async def add_timings(
     for diagnostic in result["diagnostics"]:
         name = diagnostic["serverName"]
         reported.add(name)
+        diagnostic["protocolVersion"] = None
         diagnostic["connectMs"] = times.connect_ms.get(name)
         diagnostic["errorClass"] = error_class(times.failures.get(name), diagnostic["message"])
     result["skipped"] = [

@@ -84,12 +84,16 @@ def _took(entry: Mapping[str, Any]) -> str:
     from openclaw_mcp.jscompat.jsjson import js_number
 
     value = entry.get("connectMs")
-    return "" if value is None else f" ({js_number(value)} ms)"
+    if value is None:
+        return ""
+    version = entry.get("protocolVersion")
+    return f" ({js_number(value)} ms)" if version is None else f" ({js_number(value)} ms, {version})"
 
 
 def probe_timing_lines(path: str, result: Mapping[str, Any]) -> list[str]:
     """``probe --timings`` without ``--json``: the text report (§6.3) with each server's and each failed
-    server's connect time after its line (``- a: 2 tools, Codex approval auto (12.5 ms)``)."""
+    server's connect time after its line (``- a: 2 tools, Codex approval auto (12.5 ms)``), a connected server's
+    with its protocol version (``(12.5 ms, 2025-11-25)``, protocol-eras D-PE10)."""
     from openclaw_mcp.domain.probe import probe_lines  # deferred: the other texts here do not need the catalog
 
     lines = probe_lines(path, result)
