@@ -182,6 +182,30 @@ async def test_the_seeded_conversation_is_listed_with_its_route(real_gateway: Re
     assert fetched["structuredContent"]["attachments"] == [SEEDED_MEDIA]
 
 
+@pytest.mark.parametrize("mode", ["2026-07-28", "auto", "legacy"])
+async def test_an_sdk_client_of_either_era_lists_and_calls_the_bridges_tools(
+    real_gateway: RealGateway, mode: Any
+) -> None:
+    """Issue 34 (protocol-eras §5.2 A18 for serve): the mcp 2.3 client pinned to 2026-07-28, in ``auto`` mode
+    (``server/discover`` first) and pinned to the handshake lists the nine tools and reads the seeded conversation
+    through the real Gateway."""
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    state = real_gateway.new_bridge_state(f"sdk-{mode}")
+    command = ours_serve_command(real_gateway.url, real_gateway.token_file, "on")
+    params = StdioServerParameters(command=command[0], args=command[1:], env=real_gateway.bridge_env(state))
+    with anyio.fail_after(FLOW_TIMEOUT_S):
+        async with Client(params, mode=mode) as client:
+            assert client.session.protocol_version == ("2025-11-25" if mode == "legacy" else "2026-07-28")
+            listed = await client.list_tools()
+            called = await client.call_tool("conversation_get", {"session_key": SESSION_KEY})
+    assert len(listed.tools) == 9 and "conversations_list" in {tool.name for tool in listed.tools}
+    assert not called.is_error
+    assert isinstance(called.structured_content, dict)
+    assert called.structured_content["conversation"]["sessionKey"] == SESSION_KEY
+
+
 # --- the event queue (§12.5: 54–58) ---------------------------------------------------------------------
 
 
