@@ -37,7 +37,11 @@ Send = Callable[[dict[str, Any] | None], Awaitable[dict[str, Any]]]
 
 
 def discover_result(raw: dict[str, Any]) -> types.DiscoverResult:
-    """The validated ``server/discover`` result, or the connect failure of §3.1 step 5."""
+    """The validated ``server/discover`` result, or the connect failure of §3.1 step 5. A negative ``ttlMs`` reads
+    as ``0`` (§2.3, as the SDK's ``_clamp_inbound_ttl`` does before its ``ge=0`` validation)."""
+    ttl = raw.get("ttlMs")
+    if isinstance(ttl, int | float) and not isinstance(ttl, bool) and ttl < 0:
+        raw = {**raw, "ttlMs": 0}
     try:
         result = types.DiscoverResult.model_validate(raw, by_name=False)
     except ValidationError:
