@@ -16,6 +16,10 @@ model-facing tools of ``entrypoints.runtime_api`` do. The config is the one a us
 ``{"url": <server-url>, "transport": "streamable-http"}``, plus ``"auth": "oauth"`` and
 ``"oauth": {"clientMetadataUrl": ...}`` for ``auth/*`` scenarios.
 
+The same program runs the 2026-07-28 scenarios (``scripts/conformance.sh modern``, ``--spec-version
+2026-07-28``): the runtime reaches their servers through its own era fallback; the plans only add the calls
+those scenarios observe (:data:`_PLANS`, and the context's ``toolCalls`` for ``http-custom-headers``).
+
 What the runtime does not do by itself, added here:
 
 - elicitation (scenario ``elicitation-sep1034-client-defaults``): the runtime refuses server requests
@@ -62,6 +66,7 @@ __all__ = [
     "ScenarioPlan",
     "accept_with_defaults",
     "answer_elicitation",
+    "context_calls",
     "main",
     "needs_login",
     "oauth_provider",
@@ -88,12 +93,20 @@ class ScenarioPlan:
     ``call_first_tool``: call the first listed tool with ``{}`` (auth scenarios: any authorized request
     after the handshake will do, and a ``tools/call`` is what step-up scenarios challenge).
     ``oauth``: connect with ``auth: "oauth"``.
+    ``call_all_tools``: call every tool the catalog kept, with ``arguments`` (``http-invalid-tool-headers``: the
+    runtime must have dropped the tools with an invalid ``x-mcp-header``, so only the valid one is called).
+    ``context_calls``: then make the calls the scenario context lists (``toolCalls``: ``name``, ``arguments``).
+    ``echo_schema``: ``(echo tool, tool)``: then call the echo tool with ``{"schema": <the input schema the
+    runtime holds for tool>}`` (``json-schema-2020-12-preservation`` compares it with what the server sent).
     """
 
     call: tuple[str, ...] = ()
     arguments: Mapping[str, Any] = field(default_factory=dict)
     call_first_tool: bool = False
     oauth: bool = False
+    call_all_tools: bool = False
+    context_calls: bool = False
+    echo_schema: tuple[str, str] | None = None
 
 
 _PLANS: Final[dict[str, ScenarioPlan]] = {
@@ -101,6 +114,14 @@ _PLANS: Final[dict[str, ScenarioPlan]] = {
     "tools_call": ScenarioPlan(call=("add_numbers",), arguments={"a": 5, "b": 3}),
     "elicitation-sep1034-client-defaults": ScenarioPlan(call=("test_client_elicitation_defaults",)),
     "sse-retry": ScenarioPlan(call=("test_reconnection",)),
+    # 2026-07-28 scenarios (scripts/conformance.sh modern; the others there only connect and list, or are auth/*)
+    "sep-2322-client-request-state": ScenarioPlan(
+        call=("test_mrtr_echo_state", "test_mrtr_no_state", "test_mrtr_unrelated", "test_mrtr_no_result_type")
+    ),
+    "http-standard-headers": ScenarioPlan(call=("test_headers",)),
+    "http-custom-headers": ScenarioPlan(context_calls=True),
+    "http-invalid-tool-headers": ScenarioPlan(call_all_tools=True, arguments={"region": "us-west1"}),
+    "json-schema-2020-12-preservation": ScenarioPlan(echo_schema=("json_schema_echo", "json_schema_2020_12_tool")),
 }
 
 
@@ -280,12 +301,25 @@ def needs_login(error: BaseException) -> bool:
 # --- running a scenario ---------------------------------------------------------------------------------------
 
 
+def context_calls(context: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """The ``toolCalls`` of a scenario context as ``(name, arguments)`` pairs."""
+    calls: list[tuple[str, Mapping[str, Any]]] = []
+    listed = context.get("toolCalls")
+    for entry in listed if isinstance(listed, list) else ():
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
+            raise ValueError(f"{CONTEXT_ENV}: a toolCalls entry without a name")
+        arguments = entry.get("arguments")
+        calls.append((entry["name"], arguments if isinstance(arguments, Mapping) else {}))
+    return calls
+
+
 async def _run_plan(
     server_url: str,
     plan: ScenarioPlan,
     *,
     oauth: ConnectorHook,
     log: Callable[[str], None],
+    context: Mapping[str, Any] | None = None,
 ) -> None:
     """One session: connect through the runtime, list the tools (the catalog), make the plan's calls."""
     container = runtime_container(oauth=oauth, elicitation=answer_elicitation)
@@ -315,11 +349,21 @@ async def _run_plan(
         names: Sequence[str] = plan.call
         if plan.call_first_tool and tools:
             names = (next(iter(tools)),)
-        for name in names:
+        elif plan.call_all_tools:
+            names = tuple(tools)
+        calls: list[tuple[str, Mapping[str, Any]]] = [(name, plan.arguments) for name in names]
+        if plan.context_calls:
+            calls += context_calls(context or {})
+        if plan.echo_schema is not None:
+            echo, source = plan.echo_schema
+            if source not in tools:
+                raise LookupError(f'the server lists no tool "{source}"')
+            calls.append((echo, {"schema": tools[source].parameters}))
+        for name, arguments in calls:
             tool = tools.get(name)
             if tool is None:
                 raise LookupError(f'the server lists no tool "{name}"')
-            result = await tool.execute(dict(plan.arguments))
+            result = await tool.execute(dict(arguments))
             log(f"conformance: {name} -> {'error' if result.details.get('isError') else 'ok'}")
 
 
@@ -345,7 +389,7 @@ async def run_scenario(
         async with oauth_provider(server_url, context, state_dir) as auth:
             while True:
                 try:
-                    await _run_plan(server_url, plan, oauth=auth.connector_hook, log=log)
+                    await _run_plan(server_url, plan, oauth=auth.connector_hook, log=log, context=context)
                     return
                 except (McpError, McpRuntimeError) as exc:
                     if not (plan.oauth and needs_login(exc)):

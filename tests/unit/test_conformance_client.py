@@ -9,6 +9,7 @@ from tests.conformance.client import (
     CLIENT_METADATA_URL,
     ScenarioPlan,
     accept_with_defaults,
+    context_calls,
     main,
     needs_login,
     plan_for,
@@ -32,6 +33,27 @@ def test_auth_scenarios_use_oauth_and_call_the_first_listed_tool() -> None:
 def test_unknown_scenario_only_connects_and_lists() -> None:
     assert plan_for("something-new") == ScenarioPlan()
     assert plan_for(None) == ScenarioPlan()
+
+
+def test_2026_scenarios_make_the_calls_their_servers_observe() -> None:
+    assert plan_for("sep-2322-client-request-state").call == (
+        "test_mrtr_echo_state",
+        "test_mrtr_no_state",
+        "test_mrtr_unrelated",
+        "test_mrtr_no_result_type",
+    )
+    assert plan_for("http-custom-headers") == ScenarioPlan(context_calls=True)
+    assert plan_for("http-invalid-tool-headers").call_all_tools
+    assert plan_for("json-schema-2020-12-preservation").echo_schema == ("json_schema_echo", "json_schema_2020_12_tool")
+    assert plan_for("request-metadata") == ScenarioPlan()
+
+
+def test_context_tool_calls_are_read_in_order() -> None:
+    context = {"toolCalls": [{"name": "a", "arguments": {"x": None}}, {"name": "b"}]}
+    assert context_calls(context) == [("a", {"x": None}), ("b", {})]
+    assert context_calls({}) == []
+    with pytest.raises(ValueError, match="toolCalls"):
+        context_calls({"toolCalls": [{"arguments": {}}]})
 
 
 def test_server_definition_is_what_a_user_would_configure() -> None:

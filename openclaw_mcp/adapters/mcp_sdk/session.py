@@ -62,7 +62,15 @@ from openclaw_mcp.application.ports.mcp import (
     McpTimeout,
 )
 from openclaw_mcp.domain.mcp_apps import ui_extension_capability
-from openclaw_mcp.domain.mcp_eras import MODERN_VERSION, is_modern_refusal, request_envelope, stamp_params
+from openclaw_mcp.domain.mcp_eras import (
+    LEGACY_LATEST_VERSION,
+    LEGACY_VERSIONS,
+    MODERN_VERSION,
+    MODERN_VERSIONS,
+    is_modern_refusal,
+    request_envelope,
+    stamp_params,
+)
 from openclaw_mcp.domain.redaction import sanitize_for_log
 
 if TYPE_CHECKING:
@@ -85,9 +93,9 @@ __all__ = [
 
 CLIENT_NAME: Final = "openclaw-bundle-mcp"
 CLIENT_VERSION: Final = "0.0.0"
-PROTOCOL_VERSION: Final = "2025-11-25"
+PROTOCOL_VERSION: Final = LEGACY_LATEST_VERSION
 # What the upstream client (TS SDK 1.30.0) accepts in the server's answer.
-ACCEPTED_PROTOCOL_VERSIONS: Final = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07")
+ACCEPTED_PROTOCOL_VERSIONS: Final = LEGACY_VERSIONS
 # The SDK's handshake tables stop at 2024-11-05; the 2024-10-07 draft is adopted as its successor.
 _SDK_FALLBACK_VERSION: Final = "2024-11-05"
 # After a connect timeout the transport gets at most ``min(T, 1000)`` ms to be disposed of (§3.5, §3.7).
@@ -309,6 +317,11 @@ class SdkMcpConnection:
                 return
             error = as_connect_error(exc)
             raise error from error.__cause__
+        if raw.get("protocolVersion") in MODERN_VERSIONS:
+            # an initialize *answered* with the stateless revision identifies a 2026 server as surely as a refusal
+            # does (today this connect fails: nothing that connects now changes)
+            await self._discover(dispatcher, session, capabilities)
+            return
         try:
             result = types.InitializeResult.model_validate(raw, by_name=False)
         except ValidationError:
