@@ -5,7 +5,7 @@ lock, validation, OAuth clearing and messages as ``openclaw mcp set`` — guarde
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -24,18 +24,56 @@ from openclaw_mcp.domain.settings_page import (
     server_row,
     summary,
 )
+from openclaw_mcp.domain.tool_pins import tool_fingerprint
 
 if TYPE_CHECKING:
     from openclaw_mcp.application.config_service import Committed, OnCommitted
     from openclaw_mcp.application.ports.clock import Clock
+    from openclaw_mcp.application.tool_pins import PinReview
     from openclaw_mcp.domain.config_load import ConfigAnalysis
 
-__all__ = ["ChangeRefused", "McpSettings", "Outcome", "Snapshot"]
+__all__ = [
+    "ChangeRefused",
+    "McpSettings",
+    "Outcome",
+    "ReviewOutdated",
+    "Snapshot",
+    "accepted_as_shown",
+    "listed_fingerprint",
+]
 
 
 class ChangeRefused(ApplicationError):
     """The page's input is refused before anything is read under the lock (add-form rules, a misplaced
     sentinel, a non-object ``mcp``); the message is the page's text."""
+
+
+class ReviewOutdated(ApplicationError):
+    """The page's Accept names a tool the server lists differently from what the page showed (it changed
+    again since the review): nothing is accepted."""
+
+
+def listed_fingerprint(review: PinReview, tool: str) -> str | None:
+    """The fingerprint of ``tool`` as ``review``'s listing holds it; ``None`` when it is not listed (removed)."""
+    listed = review.listed.get(tool)
+    return None if listed is None else tool_fingerprint(listed)
+
+
+def accepted_as_shown(review: PinReview, shown: Mapping[str, str | None]) -> tuple[str, ...]:
+    """The tools the page's Accept may pass to ``ToolPins.accept`` (issue 35). ``shown``: each tool to accept
+    and the fingerprint of the listed definition the page showed with its diff (``None``: a removed tool).
+    ``review`` is a fresh listing: a pending tool whose fingerprint is not the one shown raises
+    :class:`ReviewOutdated` (a server that changes a tool between the review and the click never gets the
+    unseen definition pinned); a tool with nothing to review is left to ``accept`` to refuse."""
+    if not shown:
+        raise ChangeRefused("tools: name at least one tool to accept")
+    server = review.pins.server.server
+    for item in review.tools:
+        if item.tool in shown and listed_fingerprint(review, item.tool) != shown[item.tool]:
+            raise ReviewOutdated(
+                f'Tool "{item.tool}" of MCP server "{server}" changed since it was reviewed; review it again.'
+            )
+    return tuple(shown)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openclaw_mcp.domain.catalog_text import sanitize_metadata_text
 from openclaw_mcp.domain.codex import codex_annotations
@@ -22,6 +22,9 @@ from openclaw_mcp.domain.filters import ToolFilter, is_tool_allowed
 from openclaw_mcp.domain.names import safe_name_sort_key
 from openclaw_mcp.jscompat.jsjson import JsonValue, js_ordered_keys, js_truthy
 from openclaw_mcp.jscompat.text import js_trim, utf16_key
+
+if TYPE_CHECKING:
+    from openclaw_mcp.domain.tool_pins import PinReport
 
 __all__ = [
     "CATALOG_VERSION",
@@ -89,6 +92,8 @@ class ServerEntry:
     denied_tool_names: tuple[str, ...] = ()
     codex_approval_mode: str | None = None
     """The session deny set, sorted by UTF-16 code units; empty when absent."""
+    pins: PinReport | None = None
+    """A pinned server's held and removed tools (issue 35); ``None`` for a server without pins."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,9 +7,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from openclaw_mcp.domain.catalog import Catalog
+from openclaw_mcp.domain.redaction import sanitize_for_log
 from openclaw_mcp.jscompat.text import utf16_key
 
-__all__ = ["APPROVAL_HINT", "probe_issue", "probe_lines", "probe_result"]
+__all__ = ["APPROVAL_HINT", "pin_lines", "probe_issue", "probe_lines", "probe_result"]
 
 APPROVAL_HINT = "tools have no safety annotations; calls require approval in prompting session postures"
 
@@ -45,6 +46,8 @@ def probe_result(catalog: Catalog, tool_names: list[str], key: Callable[[str], A
                 kind: cap is not None and cap.list_changed
                 for kind, cap in zip(("tools", "resources", "prompts"), caps, strict=True)
             }
+        if entry.pins is not None:  # pinned servers only (issue 35): unpinned output is unchanged
+            item["pins"] = entry.pins.document()
         servers[name] = item
     return {
         "generatedAt": _iso(catalog.generated_at),
@@ -70,8 +73,23 @@ def probe_lines(path: str, result: Mapping[str, Any]) -> list[str]:
         lines.append(f"- {name}: {server['tools']} tools{extras}, Codex approval {server['codexApprovalMode']}")
         if "approvalHint" in server:
             lines.append(f"  i {server['approvalHint']}")
+        lines += pin_lines(name, server.get("pins"))
     lines += [f"! {d['serverName']}: {d['message']}" for d in result["diagnostics"]]
     return lines
+
+
+def pin_lines(name: str, pins: Mapping[str, Any] | None) -> list[str]:
+    """The text lines of a pinned server's held and removed tools (none for an unpinned server)."""
+    if pins is None:
+        return []
+    lines = [f"  ! held: {sanitize_for_log(item['tool'])} ({_HELD_TEXT[item['reason']]})" for item in pins["held"]]
+    lines += [f"  ! removed since pinned: {sanitize_for_log(tool)}" for tool in pins["removed"]]
+    if pins["removed"] or any(item["reason"] != "unreadable" for item in pins["held"]):
+        lines.append(f"  i review with: openclaw mcp review {name}")
+    return lines
+
+
+_HELD_TEXT = {"changed": "changed since pinned", "new": "new since pinned", "unreadable": "pin store unreadable"}
 
 
 def probe_issue(path: str, result: Mapping[str, Any], selected: Mapping[str, Mapping[str, Any]]) -> str | None:

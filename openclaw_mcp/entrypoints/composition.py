@@ -36,27 +36,36 @@ if TYPE_CHECKING:
     from openclaw_mcp.adapters.http.oauth import HttpOAuthProtocol
     from openclaw_mcp.adapters.http.oauth_callback import OAuthCallbackListener
     from openclaw_mcp.adapters.plugins.entry_points import EntryPointPlugins
+    from openclaw_mcp.adapters.sqlite.audit import SqliteAuditLog
     from openclaw_mcp.adapters.sqlite.device_identity import SqliteDeviceIdentityStore
     from openclaw_mcp.adapters.sqlite.leases import SqliteLeaseStore
     from openclaw_mcp.adapters.sqlite.oauth_status import SqliteOAuthStatusReader
     from openclaw_mcp.adapters.sqlite.oauth_store import SqliteOAuthCredentialStore
     from openclaw_mcp.adapters.sqlite.server_refs import SqliteServerRefs
+    from openclaw_mcp.adapters.sqlite.tool_pins import SqliteToolPinStore
     from openclaw_mcp.adapters.stdio import StdioMcpConnector
     from openclaw_mcp.adapters.ws.approvals import GatewayPluginApprovals
     from openclaw_mcp.adapters.ws.gateway import WebsocketsGateway
     from openclaw_mcp.adapters.ws.oneshot import WebsocketsGatewayCaller
+    from openclaw_mcp.application.audit import AuditTrail
     from openclaw_mcp.application.config_service import ConfigService, Warn
     from openclaw_mcp.application.oauth import McpOAuth
+    from openclaw_mcp.application.ports.audit import AuditLog
     from openclaw_mcp.application.ports.clock import Clock
     from openclaw_mcp.application.ports.config import ConfigStore, ServerRefs
     from openclaw_mcp.application.ports.gateway import DeviceIdentityStore, GatewayConnection
     from openclaw_mcp.application.ports.leases import LeasePolicy, LeaseStore
     from openclaw_mcp.application.ports.mcp import ElicitationHandler
     from openclaw_mcp.application.ports.oauth import OAuthCredentialStore, OAuthServer
+    from openclaw_mcp.application.ports.telemetry import Telemetry
     from openclaw_mcp.application.registry import Registry, TransportWarnings
     from openclaw_mcp.domain.transport import HttpConfig
+    from openclaw_mcp.entrypoints.otel_settings import OtelExport
 
 __all__ = [
+    "audit_log",
+    "audit_log_at",
+    "audit_trail",
     "clock",
     "collator",
     "completion_files",
@@ -90,6 +99,9 @@ __all__ = [
     "server_refs_at",
     "sqlite_mcp_oauth",
     "stdio_connector",
+    "telemetry",
+    "tool_pin_store",
+    "tool_pins",
     "transport_warnings",
     "write_launch_page",
 ]
@@ -144,6 +156,53 @@ def server_refs_at(db_path: str) -> SqliteServerRefs:
     from openclaw_mcp.adapters.sqlite.server_refs import SqliteServerRefs
 
     return SqliteServerRefs(db_path)
+
+
+def audit_log_at(
+    db_path: str, *, max_records: int | None = None, max_days: int | None = None, inline: bool = False
+) -> SqliteAuditLog:
+    """The audit trail of the state database at ``db_path`` (issue 35): readers never create it, the first append
+    does. ``inline``: steps run on the calling thread (the CLI's loop-less commands)."""
+    from openclaw_mcp.adapters.sqlite.audit import SqliteAuditLog
+    from openclaw_mcp.application.ports.audit import AuditRetention
+
+    retention = AuditRetention(max_records=max_records, max_days=max_days)
+    return SqliteAuditLog(db_path, retention=retention, inline=inline)
+
+
+def audit_log(settings: Settings, *, inline: bool = False) -> SqliteAuditLog | None:
+    """The audit trail of ``settings`` with its retention; ``None`` when ``OPENCLAW_MCP_AUDIT=off``."""
+    if not settings.audit_enabled:
+        return None
+    return audit_log_at(
+        settings.state_db_path,
+        max_records=settings.audit_max_records,
+        max_days=settings.audit_max_days,
+        inline=inline,
+    )
+
+
+def audit_trail(log: AuditLog | None, clock: Clock, warn: Callable[[str], None]) -> AuditTrail | None:
+    """What the ``before_tool_call`` boundary records calls with (failing open: one line per process to
+    ``warn``); ``None`` without a log (audit off)."""
+    if log is None:
+        return None
+    from openclaw_mcp.application.audit import AuditTrail
+
+    return AuditTrail(log, clock=clock, warn=warn)
+
+
+def tool_pin_store(db_path: str, clock: Clock | None = None) -> SqliteToolPinStore:
+    """The tool pins of the state database at ``db_path`` (issue 35): readers never create it, the first pin
+    does."""
+    from openclaw_mcp.adapters.sqlite.tool_pins import SqliteToolPinStore
+
+    return SqliteToolPinStore(db_path) if clock is None else SqliteToolPinStore(db_path, clock=clock)
+
+
+def tool_pins(settings: Settings) -> SqliteToolPinStore:
+    """The tool pins of ``settings``' state database (``pin``/``review``/``status``)."""
+    return tool_pin_store(settings.state_db_path, clock())
 
 
 def lease_store(db_path: str, clock: Clock | None = None) -> SqliteLeaseStore:
@@ -350,6 +409,48 @@ def oauth_callback(redirect_url: str, expected_state: str) -> AbstractAsyncConte
     from openclaw_mcp.adapters.http.oauth_callback import oauth_callback_listener
 
     return oauth_callback_listener(redirect_url, expected_state)
+
+
+# --- OpenTelemetry (docs/telemetry.md) -------------------------------------------------------------------------
+
+_TELEMETRY: dict[OtelExport, Telemetry] = {}
+"""One exporting adapter per export target and process (one batch thread, one ``atexit`` flush)."""
+
+
+def telemetry(settings: Settings) -> Telemetry:
+    """The spans of this process: the no-op unless ``settings.otel_export`` (standard ``OTEL_*`` variables) asks
+    for export; then the OTLP/HTTP exporting adapter when the ``otel`` extra is installed, else the no-op with
+    one warning record (logged at ``warn``: hidden unless ``--log-level warn``). Imports nothing when off."""
+    from openclaw_mcp.application.ports.telemetry import NO_TELEMETRY
+
+    export = settings.otel_export
+    if export is None:
+        return NO_TELEMETRY
+    built = _TELEMETRY.get(export)
+    if built is None:
+        try:
+            from openclaw_mcp.adapters.otel.export import otlp_tracer_provider
+
+            provider, shutdown = otlp_tracer_provider(
+                export.endpoint,
+                headers=export.headers,
+                service_name=export.service_name,
+                resource_attributes=export.resource_attributes,
+            )
+        except ImportError:
+            import logging
+
+            logging.getLogger(__name__).warning(
+                "OTEL_* asks for span export but the otel extra is not installed: nothing is exported"
+                " (pip install 'openclaw-mcp[otel]')"
+            )
+            built = NO_TELEMETRY
+        else:
+            from openclaw_mcp.adapters.otel import OtelTelemetry
+
+            built = OtelTelemetry(provider, shutdown=shutdown)
+        _TELEMETRY[export] = built
+    return built
 
 
 # --- MCP connectors (client runtime) -----------------------------------------------------------------------

@@ -97,6 +97,11 @@ class Container(containers.DeclarativeContainer):
         composition.oauth_credentials, state_db_path, leases=lease_store, clock=clock
     )
     device_identity_store = providers.Singleton(composition.device_identity_store, state_db_path, clock=clock)
+    # tool pins (issue 35): the client runtime holds unreviewed tools of pinned servers
+    tool_pins = providers.Singleton(composition.tool_pin_store, state_db_path, clock=clock)
+    # the audit trail (issue 35): None when OPENCLAW_MCP_AUDIT=off; fails open, one line to warn (or warn=…)
+    audit_log = providers.Singleton(composition.audit_log, settings)
+    audit_trail = providers.Factory(composition.audit_trail, log=audit_log, clock=clock, warn=warn)
 
     # MCP OAuth (spec cli-registry §7.8, §7.9)
     mcp_oauth = providers.Singleton(composition.mcp_oauth, store=oauth_credentials, leases=lease_store, clock=clock)
@@ -109,6 +114,8 @@ class Container(containers.DeclarativeContainer):
     stdio_connector = providers.Singleton(composition.stdio_connector, settings, elicitation=elicitation)
     http_connector = providers.Singleton(composition.http_connector, oauth=oauth_hook, elicitation=elicitation)
     collator = providers.Singleton(composition.collator)
+    # OpenTelemetry spans (the no-op unless OTEL_* export is configured; docs/telemetry.md)
+    telemetry = providers.Singleton(composition.telemetry, settings)
 
     # the Gateway client (serve)
     gateway = providers.Singleton(composition.gateway, identity_store=device_identity_store, settings=settings)

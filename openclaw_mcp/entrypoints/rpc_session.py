@@ -18,6 +18,9 @@ legacy ``task`` field) and their results reshaped by :func:`~domain.mcp_eras.mod
 unchanged. ``notifications/cancelled`` works in both eras; the server's ``on_notification`` sees the others and
 must ignore them on a 2026 connection (:attr:`RpcSession.era`).
 
+Each answered request is a SERVER span of the session's ``telemetry`` (:mod:`entrypoints.served_spans`; the no-op by
+default, docs/telemetry.md).
+
 A request is never left unanswered by a failure of ours: a ``respond`` or a pending call that raises, or an
 answer that cannot be written as JSON (nesting too deep), is answered ``-32603``, as the SDK answers a handler
 that throws (a ``RecursionError`` in V8's words: ``Maximum call stack size exceeded``).
@@ -33,6 +36,7 @@ from typing import Any, Final
 import anyio
 import anyio.abc
 
+from openclaw_mcp.application.ports.telemetry import NO_TELEMETRY, Telemetry
 from openclaw_mcp.domain.mcp_eras import (
     CACHEABLE_METHODS,
     LEGACY_LATEST_VERSION,
@@ -57,6 +61,7 @@ from openclaw_mcp.entrypoints.serve.jsonrpc import (
     result_response,
 )
 from openclaw_mcp.entrypoints.serve.transport import StdioTransport, TransportClosed
+from openclaw_mcp.entrypoints.served_spans import ServedSpans
 
 __all__ = [
     "LATEST_PROTOCOL_VERSION",
@@ -139,6 +144,7 @@ class _Inflight:
     key: tuple[str, str | int]
     request_id: RequestId
     call: Pending
+    request: Request
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     cancelled: bool = False
 
@@ -170,8 +176,10 @@ class RpcSession:
         drain_timeout: float = 2.0,
         answer_while_draining: bool = True,
         server_info: Mapping[str, str] | None = None,
+        telemetry: Telemetry = NO_TELEMETRY,
     ) -> None:
         self._transport = transport
+        self._spans = ServedSpans(telemetry)
         self._respond = respond
         self._server_info = None if server_info is None else dict(server_info)
         self._era: Era | None = None
@@ -265,7 +273,9 @@ class RpcSession:
             if isinstance(response, Pending):
                 self._start(message, response)
             elif response is not None:
-                await self._answer(response)
+                with self._spans.scope(message, self._era) as span:
+                    self._spans.answered(span, message, response, cancelled=False)
+                    await self._answer(response)
         if not self._first_input.is_set():
             self._first_input.set()
 
@@ -316,22 +326,24 @@ class RpcSession:
     def _start(self, request: Request, call: Pending) -> None:
         if self._tg is None:
             return
-        entry = _Inflight(id_key(request.id), request.id, call)
+        entry = _Inflight(id_key(request.id), request.id, call, request)
         self._inflight.setdefault(entry.key, []).append(entry)
         self._idle = anyio.Event()
         self._tg.start_soon(self._run, entry)
 
     async def _run(self, entry: _Inflight) -> None:
         try:
-            response: dict[str, Any] | None = None
-            with entry.scope:
-                try:
-                    response = await entry.call.run()
-                except Exception as exc:  # a failure of ours is the request's -32603 answer, never a crash
-                    response = error_response(entry.request_id, INTERNAL_ERROR, _failure_text(exc))
-            answer = self._answer_while_draining or not self._closing
-            if response is not None and not entry.cancelled and answer:
-                await self._answer(response)
+            with self._spans.scope(entry.request, self._era) as span:
+                response: dict[str, Any] | None = None
+                with entry.scope:
+                    try:
+                        response = await entry.call.run()
+                    except Exception as exc:  # a failure of ours is the request's -32603 answer, never a crash
+                        response = error_response(entry.request_id, INTERNAL_ERROR, _failure_text(exc))
+                self._spans.answered(span, entry.request, response, cancelled=entry.cancelled)
+                answer = self._answer_while_draining or not self._closing
+                if response is not None and not entry.cancelled and answer:
+                    await self._answer(response)
         finally:
             entries = self._inflight.get(entry.key, [])
             if entry in entries:

@@ -30,6 +30,7 @@ from openclaw_mcp.application.mcp_apps import AppViews
 from openclaw_mcp.application.ports.mcp import McpConnection, McpConnector, McpEvent
 from openclaw_mcp.application.runtime import RuntimeServices, SessionConfig, SessionRuntime
 from openclaw_mcp.application.runtime.tool_gate import ToolGate, ToolGateSettings
+from openclaw_mcp.application.tool_boundary import AuditTarget
 from openclaw_mcp.domain.bundle_mcp import BundleMcpResult, kept_data_dirs, merge_with_config
 from openclaw_mcp.domain.catalog import Catalog
 from openclaw_mcp.domain.content import AgentToolResult, project_call_result
@@ -48,6 +49,7 @@ from openclaw_mcp.entrypoints.containers import Container, create_container
 from openclaw_mcp.entrypoints.settings import Settings
 
 if TYPE_CHECKING:
+    from openclaw_mcp.application.audit import AuditTrail
     from openclaw_mcp.application.ports.approvals import PluginApprovals
     from openclaw_mcp.application.tool_boundary import ApprovalMode, CancelSignal, HookRegistry
     from openclaw_mcp.domain.tool_policy import PolicyTool
@@ -134,10 +136,17 @@ def _tool_gate(
     hooks: HookRegistry | None,
     approvals: PluginApprovals | None,
     warn: Callable[[str], None],
+    audit: AuditTrail | None = None,
 ) -> ToolGate:
+    from openclaw_mcp.application.audit import AuditSubject
     from openclaw_mcp.application.tool_boundary import HookRegistry, ToolBoundary
+    from openclaw_mcp.domain.tool_policy import parse_session_key_agent
 
-    boundary = ToolBoundary(hooks if hooks is not None else HookRegistry(), approvals=approvals, log=warn)
+    if audit is not None:  # whose calls: the session's agent (else the one its key names), key and run
+        agent = settings.agent_id or parse_session_key_agent(settings.session_key)
+        audit = audit.with_subject(AuditSubject(agent, settings.session_key, settings.run_id))
+    registry = hooks if hooks is not None else HookRegistry()
+    boundary = ToolBoundary(registry, approvals=approvals, log=warn, audit=audit)
     return ToolGate(replace(settings, boundary=boundary), warn=warn)
 
 
@@ -187,6 +196,7 @@ class McpTool:
             tool_call_id=call_id,
             execute=run,
             cancel=cancel,
+            audit_target=AuditTarget(self.spec.server_name, self.spec.tool_name),
         )
         if isinstance(outcome, AgentToolResult):
             return outcome
@@ -198,7 +208,7 @@ class McpTool:
         self.runtime.mark_used()  # only an execution counts as use (a vetoed call does not, §1.3)
         server = spec.server_name
         if spec.operation == "tool":
-            result = await self.runtime.call_tool(server, spec.tool_name, args)
+            result = await self.runtime.call_tool(server, spec.tool_name, args, tool_call_id=tool_call_id)
             projected = project_call_result(result, {"mcpServer": server, "mcpTool": spec.tool_name})
             uri = spec.catalog_tool.ui_resource_uri if spec.catalog_tool is not None else None
             if self.apps is None or uri is None:
@@ -357,6 +367,8 @@ class SessionMcpRuntime:
             clock=container.clock(),
             warn=host.warn or (lambda _text: None),
             debug=host.debug or (lambda _text: None),
+            pins=container.tool_pins(),
+            telemetry=container.telemetry(),
         )
         self._reserved = policy.reserved_tool_names
         loaded = bundle.bundle
@@ -378,6 +390,7 @@ class SessionMcpRuntime:
             boundary.hooks,
             boundary.approvals,
             services.warn,
+            container.audit_trail(warn=services.warn),
         )
         self._apps_enabled = apps_enabled(policy.config) if apps.enabled is None else apps.enabled
         self._app_views = apps.views

@@ -16,13 +16,24 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from openclaw_mcp.entrypoints.paths import resolve_config_path, resolve_home, resolve_state_dir
 from openclaw_mcp.jscompat.numbers import MAX_SAFE_INTEGER
 from openclaw_mcp.jscompat.paths import path_resolve
 
-__all__ = ["Settings", "challenge_timeout_ms", "include_roots", "oom_adjust_enabled", "preauth_handshake_timeout_ms"]
+if TYPE_CHECKING:
+    from openclaw_mcp.entrypoints.otel_settings import OtelExport
+
+__all__ = [
+    "Settings",
+    "audit_settings",
+    "challenge_timeout_ms",
+    "include_roots",
+    "oom_adjust_enabled",
+    "preauth_handshake_timeout_ms",
+    "user_name",
+]
 
 _TILDE: Final = re.compile(r"^~(?=$|[\\/])")
 _OOM_OPT_OUT: Final = frozenset({"0", "false", "no", "off"})
@@ -84,6 +95,50 @@ def challenge_timeout_ms(environ: Mapping[str, str]) -> int:
     return max(250, override if override is not None else preauth_handshake_timeout_ms(environ))
 
 
+def _otel_export(environ: Mapping[str, str]) -> OtelExport | None:
+    """The span export the ``OTEL_*`` variables ask for (``entrypoints.otel_settings``, loaded only when one is
+    set: no start-up cost otherwise)."""
+    if not any(key.startswith("OTEL_") for key in environ):
+        return None
+    from openclaw_mcp.entrypoints.otel_settings import otel_export
+
+    return otel_export(environ)
+
+
+def user_name(environ: Mapping[str, str]) -> str:
+    """The user running this process: ``USER``, ``LOGNAME`` or ``USERNAME`` (like ``getpass.getuser``, but from
+    the entry's environment), else the password database's name, else ``unknown``."""
+    for key in ("USER", "LOGNAME", "USERNAME"):
+        value = (environ.get(key) or "").strip()
+        if value:
+            return value
+    try:
+        import pwd  # deferred: nearly every environment sets USER
+
+        return pwd.getpwuid(os.getuid()).pw_name
+    except (ImportError, KeyError, OSError):
+        return "unknown"
+
+
+_DEFAULT_AUDIT_MAX_RECORDS: Final = 100_000
+
+
+def _positive_count(raw: str | None) -> int | None:
+    text = (raw or "").strip()
+    if not text.isascii() or not text.isdigit() or int(text) <= 0:
+        return None
+    return min(int(text), MAX_SAFE_INTEGER)
+
+
+def audit_settings(environ: Mapping[str, str]) -> tuple[bool, int, int | None]:
+    """The audit trail's settings (docs/audit.md): on unless ``OPENCLAW_MCP_AUDIT`` is 0/false/no/off; keep the
+    newest ``OPENCLAW_MCP_AUDIT_MAX_RECORDS`` records (a positive integer; default 100 000) and, when
+    ``OPENCLAW_MCP_AUDIT_MAX_DAYS`` is a positive integer, none older than that many days."""
+    enabled = (environ.get("OPENCLAW_MCP_AUDIT") or "").strip().lower() not in _OOM_OPT_OUT
+    max_records = _positive_count(environ.get("OPENCLAW_MCP_AUDIT_MAX_RECORDS")) or _DEFAULT_AUDIT_MAX_RECORDS
+    return enabled, max_records, _positive_count(environ.get("OPENCLAW_MCP_AUDIT_MAX_DAYS"))
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """What this process's adapters need from its environment, resolved once (spec cli-registry §1.1)."""
@@ -100,6 +155,15 @@ class Settings:
     oom_adjust: bool
     gateway_open_timeout_ms: int
     gateway_challenge_timeout_ms: int
+    user: str = ""
+    """Who runs this process (``$USER``/``$LOGNAME``/``$USERNAME``, else ``getpass.getuser()``): the ``pinned_by``
+    of tool pins."""
+    otel_export: OtelExport | None = None
+    """Where OpenTelemetry spans are exported (standard ``OTEL_*`` variables), ``None``: not exported."""
+    audit_enabled: bool = True
+    """Whether tool calls are recorded in the audit trail (``OPENCLAW_MCP_AUDIT``, :func:`audit_settings`)."""
+    audit_max_records: int = _DEFAULT_AUDIT_MAX_RECORDS
+    audit_max_days: int | None = None
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -107,6 +171,7 @@ class Settings:
         home directory can be found."""
         env: Mapping[str, str] = os.environ if environ is None else environ
         state_dir = resolve_state_dir(env)
+        audit_enabled, audit_max_records, audit_max_days = audit_settings(env)
         return cls(
             environ=env,
             home=resolve_home(env),
@@ -117,6 +182,11 @@ class Settings:
             oom_adjust=oom_adjust_enabled(env),
             gateway_open_timeout_ms=preauth_handshake_timeout_ms(env),
             gateway_challenge_timeout_ms=challenge_timeout_ms(env),
+            user=user_name(env),
+            otel_export=_otel_export(env),
+            audit_enabled=audit_enabled,
+            audit_max_records=audit_max_records,
+            audit_max_days=audit_max_days,
         )
 
     def state_db_exists(self) -> bool:

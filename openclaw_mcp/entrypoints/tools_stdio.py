@@ -23,6 +23,7 @@ from typing import Any, Final, TextIO
 
 import anyio
 
+from openclaw_mcp.application.ports.telemetry import NO_TELEMETRY, Telemetry
 from openclaw_mcp.application.tool_boundary import CancelSignal
 from openclaw_mcp.domain.catalog_text import format_error_message
 from openclaw_mcp.entrypoints.containers import Container, create_container
@@ -129,9 +130,11 @@ async def serve_stdio(
     stdout: ByteSink | None,
     handle_signals: bool,
     drain_timeout: float,
+    telemetry: Telemetry = NO_TELEMETRY,
 ) -> int:
     """Serve ``server`` until stdin ends or a signal arrives; drain, then return exit status 0. ``None``
-    streams are the process's file descriptors 0 and 1 (stdout is given back to Python afterwards)."""
+    streams are the process's file descriptors 0 and 1 (stdout is given back to Python afterwards).
+    ``telemetry``: where each served request's span goes (its exporter flushes at process exit)."""
     shutdown = anyio.Event()
     with process_stdio(stdin, stdout) as (source, sink):
         transport = StdioTransport(source, sink, on_close=shutdown.set)
@@ -141,6 +144,7 @@ async def serve_stdio(
             drain_timeout=drain_timeout,
             answer_while_draining=False,
             server_info=server.server_info,
+            telemetry=telemetry,
         )
         async with anyio.create_task_group() as tg:
             await tg.start(session.run)

@@ -23,7 +23,7 @@ from openclaw_mcp.entrypoints.cli.inline import InlineSuspended, run_inline
 from openclaw_mcp.entrypoints.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
-FORBIDDEN = ("asyncio", "anyio", "mcp", "pydantic", "dependency_injector", "sniffio")
+FORBIDDEN = ("asyncio", "anyio", "mcp", "pydantic", "dependency_injector", "sniffio", "opentelemetry")
 
 
 def _env(state: Path) -> dict[str, str]:
@@ -90,6 +90,36 @@ def test_commands_that_do_not_connect_import_no_event_loop_sdk_or_pydantic(state
     assert proc.returncode == 0, proc.stderr
     assert "openclaw_mcp.entrypoints.cli.commands" in modules  # the listing is real
     assert _heavy(modules) == []
+
+
+@pytest.mark.parametrize("argv", [("list", "--json"), ("status", "--json")])
+def test_otel_variables_add_no_import_to_commands_that_do_not_connect(state: Path, argv: tuple[str, ...]) -> None:
+    """Export configured (docs/telemetry.md) but nothing to trace: neither OpenTelemetry nor the span code loads;
+    without ``OTEL_*`` variables not even the module that reads them."""
+    (state / "openclaw.json").write_text(json.dumps({"mcp": {"servers": {"s1": {"command": "node"}}}}))
+    plain, plain_modules = _imported(state, *argv)
+    traced_env = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9", "OTEL_TRACES_EXPORTER": "otlp"}
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "openclaw_mcp.entrypoints.cli.main", "mcp", *argv],
+        env={**_env(state), **traced_env},
+        cwd=state,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == plain.stdout
+    modules = {
+        line.rsplit("|", 1)[1].strip()
+        for line in proc.stderr.splitlines()
+        if line.startswith("import time:") and line.count("|") == 2
+    }
+    assert "openclaw_mcp.entrypoints.cli.commands" in modules
+    assert "openclaw_mcp.entrypoints.otel_settings" not in plain_modules
+    assert not any(name.split(".")[0] == "opentelemetry" for name in modules)
+    assert not any(name.startswith(("openclaw_mcp.adapters.otel", "openclaw_mcp.domain.mcp_spans")) for name in modules)
+    assert modules - plain_modules == {"openclaw_mcp.entrypoints.otel_settings"}  # reads the OTEL_* variables
 
 
 def test_a_write_with_a_state_database_runs_in_an_event_loop_for_the_lifecycle_lease(state: Path) -> None:

@@ -1,6 +1,7 @@
 """The served built-in tools over MCP (spec openclaw-tools.md §4, §5): the ``tools/list`` entries in selection
 order and ``tools/call`` by name (``cron`` aliases a served ``automations``). No ``before_tool_call`` hook runs:
-this server loads no plugins."""
+this server loads no plugins; with an audit trail, calls still pass the boundary (with no handlers) so that each
+one is recorded."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from openclaw_mcp.application.tool_boundary import CancelSignal
+from openclaw_mcp.application.audit import AuditTrail
+from openclaw_mcp.application.tool_boundary import CancelSignal, HookRegistry, ToolBoundary
 from openclaw_mcp.domain.plugin_tools.results import lookup_name, tool_error_result, unknown_tool_result
 
 __all__ = ["BuiltinTool", "OpenclawToolsService"]
@@ -29,7 +31,8 @@ class BuiltinTool:
 class OpenclawToolsService:
     """``tools`` in selection order (a duplicated selection lists a tool twice; a call reaches the first)."""
 
-    def __init__(self, tools: Sequence[BuiltinTool]) -> None:
+    def __init__(self, tools: Sequence[BuiltinTool], *, audit: AuditTrail | None = None) -> None:
+        self._boundary = None if audit is None else ToolBoundary(HookRegistry(), audit=audit)
         self._entries = [dict(tool.entry) for tool in tools]
         self._tools: dict[str, BuiltinTool] = {}
         for tool in tools:
@@ -52,7 +55,13 @@ class OpenclawToolsService:
         key = lookup_name(name, self._tools)
         if key is None:
             return unknown_tool_result(name)
+        tool = self._tools[key]
+        params: Mapping[str, Any] = {} if arguments is None else arguments
         try:
-            return await self._tools[key].call({} if arguments is None else arguments)
+            if self._boundary is None:
+                return await tool.call(params)
+            return await self._boundary.run(
+                tool_name=tool.name, params=params, tool_call_id="", execute=tool.call, approval_mode="report"
+            )
         except Exception as exc:  # a tool's unexpected failure is an isError result, never a crash
             return tool_error_result(exc)

@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from openclaw_mcp.application.audit import AuditTrail
 from openclaw_mcp.application.plugin_tools._collect import ServedTool
 from openclaw_mcp.application.tool_boundary import CancelSignal, HookRegistry, ToolBoundary
 from openclaw_mcp.domain.plugin_tools.results import (
@@ -33,7 +34,8 @@ class _NotSerializable(TypeError):
 
 
 class PluginToolsService:
-    """``tools`` (in served order) behind ``hooks``; ``log`` gets the boundary's lines (a failing hook)."""
+    """``tools`` (in served order) behind ``hooks``; ``log`` gets the boundary's lines (a failing hook);
+    ``audit``: where every call is recorded (``None``: nowhere)."""
 
     def __init__(
         self,
@@ -42,9 +44,10 @@ class PluginToolsService:
         *,
         log: Callable[[str], None],
         new_call_id: Callable[[], str] = new_tool_call_id,
+        audit: AuditTrail | None = None,
     ) -> None:
         self._tools = {tool.name: tool for tool in tools}
-        self._boundary = ToolBoundary(hooks, approvals=None, log=log)
+        self._boundary = ToolBoundary(hooks, approvals=None, log=log, audit=audit)
         self._new_call_id = new_call_id
         self._list = [list_entry(tool.name, tool.description, tool.parameters) for tool in tools]
 

@@ -13,4 +13,5 @@ structurally and translate library exceptions into those errors. Every port has 
 - :mod:`.bridge` — what the serve bridge needs from its MCP side
 - :mod:`.approvals` — plugin approvals (``PluginApprovals``);  :mod:`.plugins` — Python plugins (``PluginSource``)
 - :mod:`.gateway_health` — the Gateway ``/healthz`` probe (``GatewayHealthProbe``)
+- :mod:`.telemetry` — spans (``Telemetry``; the no-op ``NO_TELEMETRY`` is the default, docs/telemetry.md)
 """

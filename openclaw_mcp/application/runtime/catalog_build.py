@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
@@ -13,6 +13,7 @@ from openclaw_mcp.application.runtime.errors import SERVER_FAILURES, ServerNotCo
 from openclaw_mcp.application.runtime.output_validation import build_output_validator
 from openclaw_mcp.application.runtime.pagination import Page, collect_paginated
 from openclaw_mcp.application.runtime.services import CATALOG_LIST_TIMEOUT_MS, RuntimeTuning, ServerSpec
+from openclaw_mcp.application.runtime.spans import request_scope
 from openclaw_mcp.domain.catalog import (
     Catalog,
     Diagnostic,
@@ -25,10 +26,14 @@ from openclaw_mcp.domain.filters import normalize_filter
 from openclaw_mcp.domain.mcp_eras import catalog_fresh_ms
 from openclaw_mcp.domain.redaction import sanitize_for_log
 from openclaw_mcp.domain.tool_listing import InvalidToolListing, validate_list_tools_result
+from openclaw_mcp.domain.tool_pins import PinReport
 from openclaw_mcp.domain.transport import HttpConfig, StdioConfig
 from openclaw_mcp.jscompat.text import js_trim
 
-__all__ = ["list_catalog", "list_timeout_ms"]
+__all__ = ["PinHold", "list_catalog", "list_timeout_ms"]
+
+PinHold = Callable[[list[Any]], Awaitable[tuple[list[Any], PinReport | None]]]
+"""Takes a listing, returns it without the held tools and the pinned server's report (``None``: unpinned)."""
 
 
 def _has_configured_request_timeout(raw: object) -> bool:
@@ -72,11 +77,13 @@ async def list_catalog(
     tuning: RuntimeTuning,
     now: Callable[[], int],
     check_live: Callable[[], None],
+    hold: PinHold | None = None,
 ) -> Catalog:
     """List every tool of the connected ``conn`` and build the server's catalog; set the connection's output
     validators and, on a 2026-07-28 connection, when the listing goes stale (``conn.fresh_until``: the first page's
     arrival plus ``catalog_fresh_ms`` of the pages' ``ttlMs``, protocol-eras §3.4, D-PE6). ``check_live`` raises
-    once the runtime is disposed (called after the listing)."""
+    once the runtime is disposed (called after the listing). ``hold`` takes the unreviewed tools of a pinned
+    server out of the listing (``application.runtime.pin_gate``; its report goes to the server entry's ``pins``)."""
     name, safe, launch = spec.server_name, spec.safe_server_name, config.description
     client = conn.client
     if client is None:  # pragma: no cover - connected implies a client
@@ -105,6 +112,10 @@ async def list_catalog(
         else:
             raise
     check_live()
+    pin_report = None
+    if hold is not None:
+        listed, pin_report = await hold(listed)
+        check_live()
     if conn.modern:
         conn.fresh_until = (first_page_at[0] if first_page_at else now()) + catalog_fresh_ms(ttls)
     tool_filter = normalize_filter(spec.definition.get("toolFilter") if isinstance(spec.definition, dict) else None)
@@ -132,6 +143,8 @@ async def list_catalog(
     )
     if dropped:
         catalog = replace(catalog, diagnostics=tuple(dropped))
+    if pin_report is not None:
+        catalog = replace(catalog, servers={name: replace(catalog.servers[name], pins=pin_report)})
     return catalog
 
 
@@ -152,7 +165,8 @@ async def _list_all_tools(
         if client is None or not conn.connected:
             raise ServerNotConnected(spec.server_name, conn.disconnect_reason)
         params = None if cursor is None else {"cursor": cursor}
-        page = await client.request("tools/list", params, timeout_ms=request_timeout_ms)
+        with request_scope(conn.telemetry, spec.server_name, conn.config, client, "tools/list", params):
+            page = await client.request("tools/list", params, timeout_ms=request_timeout_ms)
         tools = _validated_tools(page, offset, spec, launch, dropped)
         on_page(page)
         offset += len(page["tools"])

@@ -7,6 +7,7 @@ exited by the task that entered it; every phase change goes through :meth:`Conne
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -14,6 +15,7 @@ from typing import Any, Literal
 import anyio
 
 from openclaw_mcp.application.ports.mcp import McpConnection, McpConnector, McpEvent, McpTimeout
+from openclaw_mcp.application.ports.telemetry import NO_TELEMETRY, Telemetry
 from openclaw_mcp.application.runtime.errors import (
     SERVER_FAILURES,
     ConnectTimedOut,
@@ -27,6 +29,7 @@ from openclaw_mcp.application.runtime.flight import Flight
 from openclaw_mcp.application.runtime.output_validation import OutputValidator
 from openclaw_mcp.application.runtime.pagination import Page, collect_paginated
 from openclaw_mcp.application.runtime.services import LOCAL_TIMER_GRACE_S, DisposeOutcome, RuntimeTuning
+from openclaw_mcp.application.runtime.spans import connect_scope, record_result, request_scope, settle_connect
 from openclaw_mcp.domain.connection_state import ConnectionEvent, ConnectionState, transition
 from openclaw_mcp.domain.mcp_eras import MODERN_VERSION
 from openclaw_mcp.domain.transport import HttpConfig, StdioConfig
@@ -57,6 +60,8 @@ class Connection:
     fresh_until: int | None = None
     """When the last tool catalog listed on a 2026-07-28 connection goes stale (wall clock, ms; protocol-eras
     §3.4); ``None`` on a legacy connection (cached until invalidated)."""
+    telemetry: Telemetry = NO_TELEMETRY
+    """Where the connect's and the requests' spans go (docs/telemetry.md)."""
 
     def fire(self, event: ConnectionEvent) -> None:
         """Apply ``event`` through the transition table; the connect attempt's waiters wake once it is over."""
@@ -139,7 +144,12 @@ class Connection:
                 if self.close_requested.is_set():
                     return
                 spawn(self.watchdog)
-                async with connector.connect(server_name, self.config, on_event=on_event, log=log) as client:
+                async with contextlib.AsyncExitStack() as stack:
+                    with connect_scope(self.telemetry, server_name, self.config) as span:  # the connect only
+                        client = await stack.enter_async_context(
+                            connector.connect(server_name, self.config, on_event=on_event, log=log)
+                        )
+                        settle_connect(span, client)
                     self.client = client
                     self.fire(ConnectionEvent.OPENED_CLOSED if client.closed else ConnectionEvent.OPENED)
                     await self.close_requested.wait()
@@ -192,7 +202,13 @@ class Connection:
         return failed or self.close_error is not None
 
     async def request(
-        self, server_name: str, method: str, params: dict[str, Any] | None, timeout_ms: int | None = None
+        self,
+        server_name: str,
+        method: str,
+        params: dict[str, Any] | None,
+        timeout_ms: int | None = None,
+        *,
+        tool_call_id: str | None = None,
     ) -> dict[str, Any]:
         """One request under the local timer (§4.9): ``MCP error -32001: Request timed out`` when it fires.
 
@@ -202,14 +218,19 @@ class Connection:
         if client is None:
             raise ServerNotConnected(server_name, self.disconnect_reason)
         timeout = timeout_ms if timeout_ms is not None else self.request_timeout_ms
-        with anyio.move_on_after(timeout / 1000 + LOCAL_TIMER_GRACE_S):
-            try:
-                return await client.request(method, params, timeout_ms=timeout)
-            except LocalRequestTimeout:
-                raise
-            except McpTimeout as exc:
-                raise LocalRequestTimeout() from exc
-        raise LocalRequestTimeout()
+        with request_scope(
+            self.telemetry, server_name, self.config, client, method, params, tool_call_id=tool_call_id
+        ) as span:
+            with anyio.move_on_after(timeout / 1000 + LOCAL_TIMER_GRACE_S):
+                try:
+                    result = await client.request(method, params, timeout_ms=timeout)
+                except LocalRequestTimeout:
+                    raise
+                except McpTimeout as exc:
+                    raise LocalRequestTimeout() from exc
+                record_result(span, method, result)
+                return result
+            raise LocalRequestTimeout()
 
     async def collect(
         self, server_name: str, kind: Literal["resources", "prompts"], tuning: RuntimeTuning

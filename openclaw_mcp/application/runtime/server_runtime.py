@@ -43,6 +43,7 @@ from openclaw_mcp.application.runtime.errors import (
 )
 from openclaw_mcp.application.runtime.flight import Flight
 from openclaw_mcp.application.runtime.output_validation import validate_call_result
+from openclaw_mcp.application.runtime.pin_gate import hold_unreviewed
 from openclaw_mcp.application.runtime.services import (
     CATALOG_FAILURE_RETRY_MS,
     FAILURE_THRESHOLD,
@@ -62,6 +63,7 @@ from openclaw_mcp.domain.catalog import (
 )
 from openclaw_mcp.domain.catalog_text import diagnostic_message
 from openclaw_mcp.domain.connection_state import ConnectionEvent
+from openclaw_mcp.domain.tool_pins import PinReport
 from openclaw_mcp.domain.transport import StdioConfig, resolve_transport
 
 __all__ = ["ServerRuntime"]
@@ -288,7 +290,7 @@ class ServerRuntime:
             conn = None
         reused = conn is not None
         if conn is None:
-            conn = Connection(config=config)
+            conn = Connection(config=config, telemetry=self._services.telemetry)
             self._current = conn
         try:
             self._fail_if_disposed()
@@ -301,6 +303,7 @@ class ServerRuntime:
                 tuning=self._services.tuning,
                 now=self._now,
                 check_live=self._fail_if_disposed,
+                hold=None if self._services.pins is None else self._hold_unreviewed,
             )
         except SERVER_FAILURES as exc:
             message = diagnostic_message(exc)
@@ -313,6 +316,11 @@ class ServerRuntime:
                 await self._retire_if_current(conn)
             self._fail_if_disposed()
             return diagnostic_catalog(self._now(), Diagnostic(self._name, self._spec.safe_server_name, launch, message))
+
+    async def _hold_unreviewed(self, listed: list[Any]) -> tuple[list[Any], PinReport | None]:
+        """Issue 35: a pinned server's changed and new tools are held out of the catalog."""
+        services = self._services
+        return await hold_unreviewed(services.pins, self._name, listed, services.warn, services.env_warnings)
 
     # ------------------------------------------------------------------ connections (§3.5, §4.8)
 
@@ -427,18 +435,30 @@ class ServerRuntime:
     # ------------------------------------------------------------------ public operations
 
     async def _send(
-        self, conn: Connection, method: str, params: dict[str, Any] | None, failure_backoff: FailureBackoff = "track"
+        self,
+        conn: Connection,
+        method: str,
+        params: dict[str, Any] | None,
+        failure_backoff: FailureBackoff = "track",
+        tool_call_id: str | None = None,
     ) -> dict[str, Any]:
         """One request under dispose's scope and the failure accounting."""
-        with self._lifecycle_scope():
-            return await self._guarded(conn, lambda: conn.request(self._name, method, params), failure_backoff)
 
-    async def call_tool(self, server_name: str, tool_name: str, arguments: object) -> dict[str, Any]:
-        """``tools/call``; then the tool's output-schema check (§4.11, outside the failure accounting)."""
+        def send() -> Awaitable[dict[str, Any]]:
+            return conn.request(self._name, method, params, tool_call_id=tool_call_id)
+
+        with self._lifecycle_scope():
+            return await self._guarded(conn, send, failure_backoff)
+
+    async def call_tool(
+        self, server_name: str, tool_name: str, arguments: object, *, tool_call_id: str | None = None
+    ) -> dict[str, Any]:
+        """``tools/call``; then the tool's output-schema check (§4.11, outside the failure accounting).
+        ``tool_call_id``: the agent's id of the call (the span's ``gen_ai.tool.call.id``)."""
         conn = await self._active_connection(server_name)
         validator = conn.validators.get(tool_name)
         params = {"name": tool_name, "arguments": arguments if isinstance(arguments, dict) else {}}
-        result = await self._send(conn, "tools/call", params)
+        result = await self._send(conn, "tools/call", params, tool_call_id=tool_call_id)
         if validator is not None:
             validate_call_result(tool_name, result, validator)
         return result

@@ -13,6 +13,8 @@ import anyio.abc
 
 from openclaw_mcp.application.ports.clock import Clock
 from openclaw_mcp.application.ports.mcp import McpConnector
+from openclaw_mcp.application.ports.telemetry import NO_TELEMETRY, Telemetry
+from openclaw_mcp.application.ports.tool_pins import ToolPinStore
 from openclaw_mcp.application.runtime.pagination import MAX_LIST_BYTES, MAX_LIST_ITEMS, MAX_LIST_PAGES
 from openclaw_mcp.domain.transport import TransportWarning
 
@@ -96,7 +98,8 @@ class RuntimeServices:
 
     ``warn`` receives warning text **without** the ``bundle-mcp: `` prefix (the CLI prints
     ``[bundle-mcp] <text>``); ``debug`` receives the connectors' debug lines (stdio stderr as
-    ``bundle-mcp:<server>: <line>``)."""
+    ``bundle-mcp:<server>: <line>``). ``pins``: the tool pin store whose unreviewed tools are held out of the
+    catalog (``application.runtime.pin_gate``); ``None``: no pinning at all."""
 
     connector: McpConnector
     clock: Clock
@@ -104,6 +107,9 @@ class RuntimeServices:
     debug: Callable[[str], None] = _ignore_debug
     tuning: RuntimeTuning = field(default_factory=RuntimeTuning)
     env_warnings: WarningDedupe = field(default_factory=WarningDedupe)
+    telemetry: Telemetry = NO_TELEMETRY
+    """Spans of connects and requests (docs/telemetry.md); records nothing by default."""
+    pins: ToolPinStore | None = None
 
     def warn_transport(self, warnings: tuple[TransportWarning, ...]) -> None:
         """Warn each transport warning; one with a ``once`` key only the first time (process-wide, §2.7)."""

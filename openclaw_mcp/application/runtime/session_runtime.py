@@ -327,9 +327,12 @@ class SessionRuntime:
             raise ServerNotConnected(server_name)
         return owner
 
-    async def call_tool(self, server_name: str, tool_name: str, arguments: object) -> dict[str, Any]:
-        """``tools/call`` on ``server_name`` (arguments: a plain object, anything else sends ``{}``)."""
-        return await self._owner(server_name).call_tool(server_name, tool_name, arguments)
+    async def call_tool(
+        self, server_name: str, tool_name: str, arguments: object, *, tool_call_id: str | None = None
+    ) -> dict[str, Any]:
+        """``tools/call`` on ``server_name`` (arguments: a plain object, anything else sends ``{}``);
+        ``tool_call_id``: the agent's id of the call, recorded on its span."""
+        return await self._owner(server_name).call_tool(server_name, tool_name, arguments, tool_call_id=tool_call_id)
 
     async def list_tools(self, server_name: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         return await self._owner(server_name).list_tools(server_name, params)

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from openclaw_mcp.application.tool_boundary import (
     ApprovalMode,
+    AuditTarget,
     CancelSignal,
     HookContext,
     HookRegistry,
@@ -125,9 +126,10 @@ class ToolGate:
         tool_call_id: str,
         execute: Callable[[Any], Awaitable[_R]],
         cancel: CancelSignal | None = None,
+        audit_target: AuditTarget | None = None,
     ) -> _R | dict[str, Any]:
         """Run ``execute(final params)`` through the boundary; a veto returns the blocked result (a dict),
-        a failure raises ``ToolCallBlocked``."""
+        a failure raises ``ToolCallBlocked``. ``audit_target``: the server and tool the audit record names."""
         return await self._boundary.run(
             tool_name=tool_name,
             params=params,
@@ -136,4 +138,5 @@ class ToolGate:
             context=self._context,
             approval_mode=self._settings.approval_mode,
             cancel=cancel,
+            audit_target=audit_target,
         )

@@ -12,7 +12,7 @@ An allowed call returns ``execute``'s result, a veto the blocked result dict, a 
 """
 
 from openclaw_mcp.application.tool_boundary._approval import ApprovalMode
-from openclaw_mcp.application.tool_boundary._boundary import ToolBoundary
+from openclaw_mcp.application.tool_boundary._boundary import AuditTarget, ToolBoundary
 from openclaw_mcp.application.tool_boundary._cancel import CancelSignal
 from openclaw_mcp.application.tool_boundary._context import HookContext
 from openclaw_mcp.application.tool_boundary._errors import HookRegistrationError, ToolCallBlocked
@@ -30,6 +30,7 @@ __all__ = [
     "HOOK_FAILURE_REASON",
     "MAX_TIMER_TIMEOUT_MS",
     "ApprovalMode",
+    "AuditTarget",
     "CancelSignal",
     "HookContext",
     "HookHandler",

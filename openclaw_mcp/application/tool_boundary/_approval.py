@@ -5,7 +5,7 @@ vetoes like ``deny`` when no port is configured)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal, cast
 
 import anyio
@@ -78,10 +78,10 @@ class ApprovalResolver:
         if mode == "report":
             await self._notify(pending.approval, "cancelled")
             reason = approval_text(pending.approval, "description", "title", default="Plugin approval required")
-            return failure(reason, _APPROVAL)
+            return replace(failure(reason, _APPROVAL), approval="mode-report")
         if mode == "deny" or self._approvals is None:
             await self._notify(pending.approval, "deny")
-            return veto(APPROVAL_REQUIRED_REASON, _APPROVAL)
+            return replace(veto(APPROVAL_REQUIRED_REASON, _APPROVAL), approval="mode-deny")
         return await self._ask(self._approvals, pending)
 
     async def _ask(self, approvals: PluginApprovals, pending: PendingApproval) -> Outcome:
@@ -91,21 +91,22 @@ class ApprovalResolver:
         if aborted:
             await self._notify(approval, "cancelled")
             self._log("plugin approval wait cancelled by run abort")
-            return failure("Approval cancelled (run aborted)", _APPROVAL)
+            return replace(failure("Approval cancelled (run aborted)", _APPROVAL), approval="cancelled")
         if error is not None:
             await self._notify(approval, "cancelled")
-            return self._error_outcome(approval, error)
+            return replace(self._error_outcome(approval, error), approval="unavailable")
         resolution = permitted_resolution(decision, allowed_decisions)
         await self._notify(approval, resolution)
         if resolution in ("allow-once", "allow-always"):
             override = pending.override_params if pending.has_override else None
-            return allowed(merge_params(pending.base_params, override))
+            return replace(allowed(merge_params(pending.base_params, override)), approval=resolution)
         if resolution == "deny":
-            return failure(DENIED_BY_USER_REASON, _APPROVAL)
+            return replace(failure(DENIED_BY_USER_REASON, _APPROVAL), approval="deny")
         timeout_reason = approval.get("timeoutReason")
         if js_truthy(timeout_reason):
-            return veto(approval_text(approval, "timeoutReason", default="Approval timed out"), _APPROVAL)
-        return failure("Approval timed out", _APPROVAL)
+            outcome = veto(approval_text(approval, "timeoutReason", default="Approval timed out"), _APPROVAL)
+            return replace(outcome, approval="timeout")
+        return replace(failure("Approval timed out", _APPROVAL), approval="timeout")
 
     def _error_outcome(self, approval: Mapping[str, Any], error: Exception) -> Outcome:
         if isinstance(error, ApprovalNoRoute):

@@ -5,9 +5,13 @@ request, then veto (the blocked result), fail (:class:`ToolCallBlocked`) or exec
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
+import anyio
+
 from openclaw_mcp.application.abandonable import call_abandonable
+from openclaw_mcp.application.audit import AuditCall, AuditSubject, AuditTrail
 from openclaw_mcp.application.ports.approvals import PluginApprovals
 from openclaw_mcp.application.tool_boundary._approval import ApprovalMode, ApprovalResolver, PendingApproval
 from openclaw_mcp.application.tool_boundary._cancel import CancelSignal
@@ -31,18 +35,63 @@ from openclaw_mcp.application.tool_boundary._rules import (
     reason_text,
     veto,
 )
+from openclaw_mcp.domain.audit import AuditDecision, AuditOutcome, result_is_error
 from openclaw_mcp.jscompat.jsjson import js_to_string, js_truthy
 
-__all__ = ["ToolBoundary"]
+__all__ = ["AuditTarget", "ToolBoundary"]
 
 _R = TypeVar("_R")
 _HOOK = "before_tool_call"
 _HOOK_DENIED = "plugin-before-tool-call"
 _ABORTED_DEFAULT = "This operation was aborted"
+_APPROVER = "operator"
+"""``approved_by`` of a call an approval route allowed (the route's answer names no person)."""
 
 
 def _ignore(_line: str) -> None:
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class AuditTarget:
+    """The server and tool an audit record names (default: the trail's server and the model-facing name)."""
+
+    server: str | None
+    tool: str
+
+
+class _Audited:
+    """The audit record of one call, appended once (``finish``)."""
+
+    def __init__(self, trail: AuditTrail, call: AuditCall, context: HookContext | None) -> None:
+        self._trail = trail
+        self._call = call
+        self._subject: AuditSubject | None = None
+        if context is not None:
+            base = trail.subject
+            self._subject = AuditSubject(
+                agent=context.agent_id or base.agent,
+                session_key=context.session_key or base.session_key,
+                run_id=context.run_id or base.run_id,
+                server=base.server,
+            )
+        self.done = False
+
+    async def finish(self, arguments: Any, decision: AuditDecision, outcome: AuditOutcome, result: Any = None) -> None:
+        if self.done:
+            return
+        self.done = True
+        approved = decision.approval in ("allow-once", "allow-always")
+        with anyio.CancelScope(shield=True):  # a cancelled call is recorded too
+            await self._trail.record(
+                self._call,
+                arguments=arguments,
+                decision=decision,
+                outcome=outcome,
+                result=result,
+                approved_by=_APPROVER if approved else None,
+                subject=self._subject,
+            )
 
 
 def _abort_text(reason: object) -> str:
@@ -89,10 +138,12 @@ class ToolBoundary:
         *,
         approvals: PluginApprovals | None = None,
         log: Callable[[str], None] = _ignore,
+        audit: AuditTrail | None = None,
     ) -> None:
         self._hooks = hooks
         self._log = log
         self._approvals = ApprovalResolver(approvals, log)
+        self._audit = audit
 
     async def run(
         self,
@@ -104,6 +155,7 @@ class ToolBoundary:
         context: HookContext | None = None,
         approval_mode: ApprovalMode = "gateway",
         cancel: CancelSignal | None = None,
+        audit_target: AuditTarget | None = None,
     ) -> _R | dict[str, Any]:
         """Evaluate the call and run ``execute(final params)`` when it is allowed.
 
@@ -115,16 +167,52 @@ class ToolBoundary:
         "blocked", "deniedReason": …, "reason": …}}`` for a veto (``execute`` is not called). Raises
         :class:`ToolCallBlocked` for a failure (a handler error or timeout, a denied, expired or unavailable
         approval, mode ``report``, or a call cancelled before its tool ran); ``execute``'s own errors
-        propagate unchanged. Without handlers ``execute`` gets the original ``params`` object."""
+        propagate unchanged. Without handlers ``execute`` gets the original ``params`` object.
+
+        With an audit trail every call appends one record (``audit_target``: the server and tool it names),
+        failing open (``application.audit``)."""
         policy_name = normalize_tool_policy_name(tool_name or "tool")
-        outcome = await self._evaluate(policy_name, params, tool_call_id, context, approval_mode, cancel)
+        if self._audit is None:
+            outcome, _ = await self._evaluate(policy_name, params, tool_call_id, context, approval_mode, cancel)
+            if outcome.kind == "allowed" and not (cancel is not None and cancel.cancelled):
+                return await execute(outcome.params)
+            return self._refuse(outcome, cancel)
+        target = audit_target or AuditTarget(None, tool_name)
+        audited = _Audited(self._audit, self._audit.start(target.tool, target.server), context)
+        decision = AuditDecision(hook="none")
+        try:
+            outcome, hook = await self._evaluate(policy_name, params, tool_call_id, context, approval_mode, cancel)
+            decision = AuditDecision(hook=hook, approval=outcome.approval)
+            if outcome.kind != "allowed" or (cancel is not None and cancel.cancelled):
+                denied = outcome.denied_reason if outcome.kind != "allowed" else "aborted"
+                decision = AuditDecision(hook=hook, approval=outcome.approval, denied_reason=denied)
+                try:
+                    blocked = self._refuse(outcome, cancel)
+                except ToolCallBlocked:
+                    await audited.finish(params, decision, "held")
+                    raise
+                await audited.finish(params, decision, "vetoed", blocked)
+                return blocked
+            try:
+                result = await execute(outcome.params)
+            except BaseException:
+                await audited.finish(outcome.params, decision, "error")
+                raise
+            await audited.finish(outcome.params, decision, "error" if result_is_error(result) else "ok", result)
+            return result
+        except BaseException:  # cancelled (or failed) before the tool ran
+            await audited.finish(params, decision, "held")
+            raise
+
+    @staticmethod
+    def _refuse(outcome: Outcome, cancel: CancelSignal | None) -> dict[str, Any]:
+        """The blocked result of a veto; raises :class:`ToolCallBlocked` for a failure or a cancelled call."""
         if outcome.kind == "veto":
             return blocked_result(outcome.reason, outcome.denied_reason)
         if outcome.kind == "failure":
             raise ToolCallBlocked(outcome.reason, denied_reason=outcome.denied_reason)
-        if cancel is not None and cancel.cancelled:
-            raise ToolCallBlocked(_abort_text(cancel.reason), denied_reason="aborted")
-        return await execute(outcome.params)
+        assert cancel is not None
+        raise ToolCallBlocked(_abort_text(cancel.reason), denied_reason="aborted")
 
     async def _evaluate(
         self,
@@ -134,16 +222,23 @@ class ToolBoundary:
         context: HookContext | None,
         mode: ApprovalMode,
         cancel: CancelSignal | None,
-    ) -> Outcome:
+    ) -> tuple[Outcome, str]:
+        """The outcome and what the hooks did, for the audit trail (``none``, ``allow``, ``block``,
+        ``approval``, ``failed``)."""
         if not self._hooks.has_hooks(_HOOK):
-            return allowed(params)
+            return allowed(params), "none"
         try:
             merged = await self._run_handlers(tool_name, params, tool_call_id, context, cancel)
-            return await self._decide(merged, tool_name, params, tool_call_id, context, mode, cancel)
+            outcome = await self._decide(merged, tool_name, params, tool_call_id, context, mode, cancel)
         except Exception as exc:  # fail closed: whatever a handler raises (or a copy fails) blocks the call
             call_id = f" toolCallId={tool_call_id}" if tool_call_id else ""
             self._log(f"before_tool_call hook failed: tool={tool_name}{call_id} error={describe_error(exc)}")
-            return failure(HOOK_FAILURE_REASON, _HOOK_DENIED)
+            return failure(HOOK_FAILURE_REASON, _HOOK_DENIED), "failed"
+        if merged is None:
+            return outcome, "none"
+        if merged.block:
+            return outcome, "block"
+        return outcome, "approval" if merged.require_approval is not None else "allow"
 
     async def _run_handlers(
         self,
@@ -180,6 +275,7 @@ class ToolBoundary:
         if merged.block:
             return veto(reason_text(merged.block_reason, BLOCKED_BY_HOOK_REASON), _HOOK_DENIED)
         final = params
+        resolution: str | None = None
         if merged.require_approval is not None:
             pending = PendingApproval(
                 approval=merged.require_approval,
@@ -194,7 +290,7 @@ class ToolBoundary:
             outcome = await self._approvals.resolve(pending, mode)
             if outcome.kind != "allowed":
                 return outcome
-            final = outcome.params
+            final, resolution = outcome.params, outcome.approval
         if js_truthy(merged.params):
             final = merge_params(final, merged.params)
-        return allowed(final)
+        return replace(allowed(final), approval=resolution)

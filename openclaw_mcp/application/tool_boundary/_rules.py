@@ -282,6 +282,8 @@ class Outcome:
     params: Any = None
     reason: str = ""
     denied_reason: str = "plugin-before-tool-call"
+    approval: str | None = None
+    """How an approval resolved, for the audit trail (``None``: no approval ran; see ``domain.audit``)."""
 
 
 def allowed(params: Any) -> Outcome:

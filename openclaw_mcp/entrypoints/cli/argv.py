@@ -62,7 +62,7 @@ class Parsed(Record):
     """
 
     command: str
-    args: dict[str, str | None]
+    args: dict[str, str | list[str] | None]
     options: dict[str, OptionValue]
     typed: CommandOptions
 
@@ -270,12 +270,15 @@ def _parse_leaf(command: Command, pre_operands: list[str], tokens: list[str]) ->
     for position, argument in enumerate(command.arguments):
         if argument.required and position >= len(operands):
             raise CommanderError(f"missing required argument '{argument.name}'", command)
-    if len(operands) > len(command.arguments):
+    variadic = bool(command.arguments) and command.arguments[-1].variadic
+    if len(operands) > len(command.arguments) and not variadic:
         raise too_many(command, operands)
-    args = {
+    args: dict[str, str | list[str] | None] = {
         argument.name: operands[position] if position < len(operands) else None
         for position, argument in enumerate(command.arguments)
     }
+    if variadic:  # ours only (``review <name> [tools...]``): the reference's commands have none
+        args[command.arguments[-1].name] = operands[len(command.arguments) - 1 :]
     return Parsed(command.name, args, values, _typed(command.name, args, values))
 
 
@@ -284,9 +287,9 @@ def option_field(key: str) -> str:
     return f"{key}_" if keyword.iskeyword(key) else key
 
 
-def _typed(name: str, args: dict[str, str | None], values: dict[str, OptionValue]) -> CommandOptions:
-    """The options dataclass of command ``name``; repeatable options become tuples."""
-    fields: dict[str, Any] = dict(args)
+def _typed(name: str, args: dict[str, str | list[str] | None], values: dict[str, OptionValue]) -> CommandOptions:
+    """The options dataclass of command ``name``; repeatable options and variadic arguments become tuples."""
+    fields: dict[str, Any] = {key: tuple(value) if isinstance(value, list) else value for key, value in args.items()}
     for key, value in values.items():
         fields[option_field(key)] = tuple(value) if isinstance(value, list) else value
     return OPTION_TYPES[name](**fields)

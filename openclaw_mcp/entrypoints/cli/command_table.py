@@ -77,10 +77,13 @@ class Argument(Record):
     name: str
     required: bool
     description: str
+    variadic: bool = False
+    """Takes every remaining operand (the last argument only; parsed as a list)."""
 
     @property
     def usage(self) -> str:
-        return f"<{self.name}>" if self.required else f"[{self.name}]"
+        name = f"{self.name}..." if self.variadic else self.name
+        return f"<{name}>" if self.required else f"[{name}]"
 
 
 class Command(Record):
@@ -148,6 +151,20 @@ COMMANDS: tuple[Command, ...] = (
             _CLIENT_KEY,
             Option("--no-probe", "Save without connecting first", "negate"),
         ),
+    ),
+    Command(
+        "audit",
+        "List the audit trail of tool calls, or verify its hash chain",
+        (),
+        (
+            Option("--since <time>", "Only records at or after this time (ISO 8601, or an age: 30m, 12h, 7d)", "value"),
+            Option("--server <name>", "Only records of this MCP server", "value"),
+            Option("--tool <name>", "Only records of this tool", "value"),
+            Option("--limit <n>", "Show at most this many (the newest) records", "value", '"50"', "50"),
+            Option("--verify", "Check the hash chain and name the first broken record", "flag", _FALSE),
+            _JSON,
+        ),
+        hidden=True,
     ),
     Command(
         "configure",
@@ -226,12 +243,26 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command("logout", "Clear stored OAuth credentials for an MCP server", (_NAME,)),
     Command(
+        "pin",
+        "Record the tools of MCP servers so changed or new tools are held until reviewed",
+        (_OPTIONAL_NAME,),
+        (Option("--all", "Pin every enabled server", "flag", _FALSE), _JSON),
+        hidden=True,
+    ),
+    Command(
         "probe",
         "Connect to configured MCP servers and list available capabilities",
         (_OPTIONAL_NAME,),
         (_JSON, Option("--timings", "Also show connect time, counts and error class per server")),
     ),
     Command("reload", "Dispose cached MCP runtimes so new config is used on the next turn"),
+    Command(
+        "review",
+        "Show what changed in a pinned MCP server's tools and accept it",
+        (_NAME, Argument("tools", False, "Only these tools (with --accept: accept only these)", variadic=True)),
+        (Option("--accept", "Accept the changes: update the pins", "flag", _FALSE), _JSON),
+        hidden=True,
+    ),
     Command(
         "serve",
         "Expose OpenClaw channels over MCP stdio",

@@ -16,6 +16,7 @@ from openclaw_mcp.entrypoints.cli.argv import Parsed
 from openclaw_mcp.entrypoints.cli.console import Console
 from openclaw_mcp.entrypoints.cli.options import (
     AddOptions,
+    AuditOptions,
     CommandOptions,
     ConfigureOptions,
     DoctorOptions,
@@ -24,8 +25,10 @@ from openclaw_mcp.entrypoints.cli.options import (
     ListOptions,
     LoginOptions,
     LogoutOptions,
+    PinOptions,
     ProbeOptions,
     ReloadOptions,
+    ReviewOptions,
     SetOptions,
     ShowOptions,
     StatusOptions,
@@ -44,7 +47,7 @@ SCOPE_NOTE = (
 
 
 def _reads_only(options: CommandOptions) -> bool:
-    return isinstance(options, ListOptions | ShowOptions | StatusOptions | ReloadOptions | ExportOptions)
+    return isinstance(options, ListOptions | ShowOptions | StatusOptions | ReloadOptions | ExportOptions | AuditOptions)
 
 
 def runs_inline(options: CommandOptions, settings: Settings) -> bool:
@@ -103,11 +106,17 @@ async def cmd_show(registry: Registry, options: ShowOptions, console: Console) -
     return 0
 
 
-async def cmd_status(registry: Registry, options: StatusOptions, console: Console) -> int:
+async def cmd_status(
+    registry: Registry, options: StatusOptions, console: Console, settings: Settings | None = None
+) -> int:
     from openclaw_mcp.entrypoints.cli.render import status_lines
 
     analysis = await registry.load()
     entries = await registry.status(analysis)
+    if settings is not None and entries and settings.state_db_exists():  # pinned servers only (issue 35)
+        from openclaw_mcp.entrypoints.cli.pins_cli import annotate_status
+
+        await annotate_status(entries, settings, console)
     if options.json:
         console.json({"path": registry.path, "servers": entries})
         return 0
@@ -343,7 +352,7 @@ async def dispatch(parsed: Parsed, settings: Settings, console: Console, inline:
         case ShowOptions():
             return await cmd_show(registry, options, console)
         case StatusOptions():
-            return await cmd_status(registry, options, console)
+            return await cmd_status(registry, options, console, settings)
         case SetOptions():
             return await cmd_set(registry, options, console)
         case UnsetOptions():
@@ -372,5 +381,17 @@ async def dispatch(parsed: Parsed, settings: Settings, console: Console, inline:
             from openclaw_mcp.entrypoints.cli.interchange import cmd_import
 
             return await cmd_import(registry, options, console)
+        case AuditOptions():
+            from openclaw_mcp.entrypoints.cli.audit_cli import cmd_audit  # deferred: audit only
+
+            return await cmd_audit(options, console, settings, inline=inline)
+        case PinOptions():
+            from openclaw_mcp.entrypoints.cli.pins_cli import cmd_pin  # deferred: pin/review only
+
+            return await cmd_pin(registry, options, console, settings)
+        case ReviewOptions():
+            from openclaw_mcp.entrypoints.cli.pins_cli import cmd_review
+
+            return await cmd_review(registry, options, console, settings)
         case _:  # serve is routed by entrypoints.cli.main before the registry is composed
             raise CommandError(f"internal error: no registry handler for {type(options).__name__}")

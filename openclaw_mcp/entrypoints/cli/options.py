@@ -14,6 +14,7 @@ from openclaw_mcp.domain.record import Record
 __all__ = [
     "OPTION_TYPES",
     "AddOptions",
+    "AuditOptions",
     "CommandOptions",
     "ConfigureOptions",
     "DoctorOptions",
@@ -22,8 +23,10 @@ __all__ = [
     "ListOptions",
     "LoginOptions",
     "LogoutOptions",
+    "PinOptions",
     "ProbeOptions",
     "ReloadOptions",
+    "ReviewOptions",
     "ServeOptions",
     "SetOptions",
     "ShowOptions",
@@ -38,6 +41,15 @@ class AddOptions(AddRequest, kw_only=True):
     """``add``: the server name, then every flag (``AddRequest``, the use case's input)."""
 
     name: str
+
+
+class AuditOptions(Record):
+    since: str | None
+    server: str | None
+    tool: str | None
+    limit: str
+    verify: bool
+    json: bool
 
 
 class ConfigureOptions(ConfigureRequest, kw_only=True):
@@ -82,6 +94,14 @@ class LogoutOptions(Record):
     name: str
 
 
+class PinOptions(Record):
+    """``pin <name>|--all [--json]`` (issue 35, ours only)."""
+
+    name: str | None
+    all: bool
+    json: bool
+
+
 class ProbeOptions(Record):
     name: str | None
     json: bool
@@ -91,6 +111,15 @@ class ProbeOptions(Record):
 
 class ReloadOptions(Record):
     pass
+
+
+class ReviewOptions(Record):
+    """``review <name> [tools...] [--accept] [--json]`` (issue 35, ours only)."""
+
+    name: str
+    tools: tuple[str, ...]
+    accept: bool
+    json: bool
 
 
 class ServeOptions(Record):
@@ -138,6 +167,7 @@ class UiOptions(Record):
 
 CommandOptions: TypeAlias = (
     AddOptions
+    | AuditOptions
     | ConfigureOptions
     | DoctorOptions
     | ExportOptions
@@ -145,8 +175,10 @@ CommandOptions: TypeAlias = (
     | ListOptions
     | LoginOptions
     | LogoutOptions
+    | PinOptions
     | ProbeOptions
     | ReloadOptions
+    | ReviewOptions
     | ServeOptions
     | SetOptions
     | ShowOptions
@@ -158,6 +190,7 @@ CommandOptions: TypeAlias = (
 
 OPTION_TYPES: dict[str, type[CommandOptions]] = {
     "add": AddOptions,
+    "audit": AuditOptions,
     "configure": ConfigureOptions,
     "doctor": DoctorOptions,
     "export": ExportOptions,
@@ -165,8 +198,10 @@ OPTION_TYPES: dict[str, type[CommandOptions]] = {
     "list": ListOptions,
     "login": LoginOptions,
     "logout": LogoutOptions,
+    "pin": PinOptions,
     "probe": ProbeOptions,
     "reload": ReloadOptions,
+    "review": ReviewOptions,
     "serve": ServeOptions,
     "set": SetOptions,
     "show": ShowOptions,

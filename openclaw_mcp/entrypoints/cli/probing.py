@@ -44,7 +44,16 @@ from openclaw_mcp.entrypoints.settings import Settings
 if TYPE_CHECKING:
     from openclaw_mcp.entrypoints.containers import Container
 
-__all__ = ["ConnectTimes", "ErrorClass", "add_probe", "add_timings", "doctor_probe", "error_class", "run_probe"]
+__all__ = [
+    "ConnectTimes",
+    "ErrorClass",
+    "add_probe",
+    "add_timings",
+    "doctor_probe",
+    "error_class",
+    "pin_issues",
+    "run_probe",
+]
 
 ADD_PROBE_CONNECT_TIMEOUT_MS = 5000
 
@@ -150,11 +159,30 @@ def doctor_probe(console: Console, settings: Settings) -> ProbeCheck:
         entry = result["servers"].get(name)
         if entry is None:
             return [DoctorIssue("error", "probe did not connect to this server")]
+        issues = pin_issues(name, entry.get("pins"))
         if "approvalHint" in entry:
-            return [DoctorIssue("info", f"Codex approval mode: {entry['codexApprovalMode']}; {APPROVAL_HINT}")]
-        return []
+            issues.append(DoctorIssue("info", f"Codex approval mode: {entry['codexApprovalMode']}; {APPROVAL_HINT}"))
+        return issues
 
     return probe
+
+
+def pin_issues(name: str, pins: dict[str, Any] | None) -> list[DoctorIssue]:
+    """``doctor --probe`` on a pinned server (issue 35): held tools are a warning (an error when the pin store
+    could not be read), removed ones a warning; nothing for an unpinned server."""
+    if pins is None:
+        return []
+    issues: list[DoctorIssue] = []
+    if any(item["reason"] == "unreadable" for item in pins["held"]):
+        issues.append(DoctorIssue("error", "pin store unreadable; every tool of this server is held"))
+    held = [item["tool"] for item in pins["held"] if item["reason"] != "unreadable"]
+    if held:
+        issues.append(
+            DoctorIssue("warning", f"tools held since pinned: {', '.join(held)} (openclaw mcp review {name})")
+        )
+    if pins["removed"]:
+        issues.append(DoctorIssue("warning", f"tools removed since pinned: {', '.join(pins['removed'])}"))
+    return issues
 
 
 # ------------------------------------------------------------------ probe --timings (beyond the reference)

@@ -127,6 +127,9 @@ def status_lines(entry: dict[str, Any], *, verbose: bool) -> list[str]:
         parts.append("tool-filtered")
     if entry.get("supportsParallelToolCalls") is True:
         parts.append("parallel")
+    pins = entry.get("pins")  # pinned servers only (issue 35)
+    if pins is not None:
+        parts.append("pinned")
     lines = [f"- {printable(entry['name'])}: {' '.join(parts)}"]
     if verbose:
         na = "n/a"
@@ -141,4 +144,7 @@ def status_lines(entry: dict[str, Any], *, verbose: bool) -> list[str]:
                 lines.append(f"  oauth: {state or 'unauthenticated'}")
         if "toolFilter" in entry:
             lines.append(f"  tools: {js_dumps(entry['toolFilter'], None)}")
+        if pins is not None:
+            by = printable(pins["pinnedBy"])
+            lines.append(f"  pins: {pins['tools']} tools, pinned {pins['pinnedAt']} by {by}")
     return lines

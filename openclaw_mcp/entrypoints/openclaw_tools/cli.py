@@ -130,12 +130,22 @@ async def _serve(
     if launch.session_key is not None:
         policies = requester_tool_policies(config, launch.session_key)
         tools = [tool for tool in tools if allowed_by_policies(tool.name, policies)]
-    service = OpenclawToolsService(tools)
+    audit = container.audit_trail(warn=err.redacted)  # None when OPENCLAW_MCP_AUDIT=off
+    if audit is not None:
+        from openclaw_mcp.application.audit import AuditSubject
+
+        audit = audit.with_subject(AuditSubject(launch.agent_id, launch.session_key, server=SERVER_INFO["name"]))
+    service = OpenclawToolsService(tools, audit=audit)
     server = ToolsServer(
         SERVER_INFO, service.list_tools, lambda name, arguments, _cancel: service.call(name, arguments)
     )
     return await serve_stdio(
-        server, stdin=stdin, stdout=stdout, handle_signals=handle_signals, drain_timeout=DRAIN_TIMEOUT_S
+        server,
+        stdin=stdin,
+        stdout=stdout,
+        handle_signals=handle_signals,
+        drain_timeout=DRAIN_TIMEOUT_S,
+        telemetry=container.telemetry(),
     )
 
 

@@ -77,9 +77,21 @@ async def _serve(
     )
     if not collected.tools:
         err.raw(NO_TOOLS_LINE)
-    server = PluginToolsServer(PluginToolsService(collected.tools, collected.hooks, log=err.redacted))
+    audit = container.audit_trail(warn=err.redacted)  # None when OPENCLAW_MCP_AUDIT=off
+    if audit is not None:
+        from openclaw_mcp.application.audit import AuditSubject
+        from openclaw_mcp.entrypoints.plugin_tools.server import SERVER_INFO
+
+        audit = audit.with_subject(AuditSubject(context.agent_id, context.session_key, server=SERVER_INFO["name"]))
+    service = PluginToolsService(collected.tools, collected.hooks, log=err.redacted, audit=audit)
+    server = PluginToolsServer(service)
     return await serve_stdio(
-        server, stdin=stdin, stdout=stdout, handle_signals=handle_signals, drain_timeout=DRAIN_TIMEOUT_S
+        server,
+        stdin=stdin,
+        stdout=stdout,
+        handle_signals=handle_signals,
+        drain_timeout=DRAIN_TIMEOUT_S,
+        telemetry=container.telemetry(),
     )
 
 

@@ -166,7 +166,12 @@ async def run_serve(
             channel_open=server.channel_open,
         )
 
-    server = McpDispatcher(StdioTransport(stdin, stdout, on_close=shutdown.set), mode=mode, bridge=build_bridge)
+    server = McpDispatcher(
+        StdioTransport(stdin, stdout, on_close=shutdown.set),
+        mode=mode,
+        bridge=build_bridge,
+        telemetry=container.telemetry(),
+    )
     start_error: BaseException | None = None
     close_error: BaseException | None = None
 

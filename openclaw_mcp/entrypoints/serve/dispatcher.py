@@ -24,6 +24,7 @@ import anyio
 import anyio.abc
 
 from openclaw_mcp.application.errors import ApplicationError
+from openclaw_mcp.application.ports.telemetry import NO_TELEMETRY, Telemetry
 from openclaw_mcp.domain.bridge.mode import PERMISSION_REQUEST_METHOD, ClaudeChannelMode, experimental_capabilities
 from openclaw_mcp.domain.mcp_eras import MODERN_VERSION
 from openclaw_mcp.entrypoints.rpc_session import (
@@ -93,12 +94,17 @@ class McpDispatcher:
         *,
         mode: ClaudeChannelMode,
         bridge: Callable[[], ChannelBridge] | None = None,
+        telemetry: Telemetry = NO_TELEMETRY,
     ) -> None:
         self._mode: ClaudeChannelMode = mode
         self._provide_bridge = bridge
         self._bridge: ChannelBridge | None = None
         self._session = RpcSession(
-            transport, self._respond, on_notification=self._handle_notification, server_info=SERVER_INFO
+            transport,
+            self._respond,
+            on_notification=self._handle_notification,
+            server_info=SERVER_INFO,
+            telemetry=telemetry,
         )
 
     async def wait_first_input(self) -> None:

@@ -36,11 +36,13 @@ from openclaw_mcp.application.errors import (
     ServerNotFoundError,
     WriteRejectedError,
 )
-from openclaw_mcp.application.settings_page import ChangeRefused, McpSettings
+from openclaw_mcp.application.ports.tool_pins import ToolPinStoreError
+from openclaw_mcp.application.settings_page import ChangeRefused, McpSettings, ReviewOutdated
 from openclaw_mcp.jscompat.jsonparse import parse_json
 
 if TYPE_CHECKING:
     from openclaw_mcp.entrypoints.ui.apps import AppsHost
+    from openclaw_mcp.entrypoints.ui.pins import PinsPage
 
 __all__ = [
     "LAUNCH_TTL_SECONDS",
@@ -64,6 +66,7 @@ HEARTBEAT_SECONDS = 15.0
 _ASSETS = {
     "settings.js": "text/javascript; charset=utf-8",
     "apps.js": "text/javascript; charset=utf-8",
+    "pins.js": "text/javascript; charset=utf-8",
     "settings.css": "text/css; charset=utf-8",
 }
 
@@ -321,8 +324,10 @@ def _server_name(request: Request, suffix: str = "") -> str:
 
 
 def _translate(exc: ApplicationError) -> HttpProblem:
-    if isinstance(exc, ConfigConflictError):
+    if isinstance(exc, (ConfigConflictError, ReviewOutdated)):
         return HttpProblem(409, "conflict", str(exc))
+    if isinstance(exc, ToolPinStoreError):
+        return HttpProblem(409, "unreadable", f"pin store unreadable: {exc}")
     if isinstance(exc, ServerNotFoundError):
         return HttpProblem(404, "not_found", str(exc))
     if isinstance(exc, ChangeInvalidError):
@@ -368,10 +373,11 @@ def create_app(
     probe: Callable[[str], Awaitable[dict[str, Any]]],
     stopping: Callable[[], bool] = lambda: False,
     apps: AppsHost | None = None,
+    pins: PinsPage | None = None,
 ) -> ASGIApp:
     """The ASGI application of one ``openclaw mcp ui`` process; event streams end once ``stopping()``.
     ``apps``: the MCP Apps host when ``mcp.apps.enabled`` (mcp-apps §13.2; else the apps API answers
-    ``MCP App runtime is unavailable``)."""
+    ``MCP App runtime is unavailable``). ``pins``: the tool pin views (issue 35; without it, no pin routes)."""
     page = _page()
     assets = {
         name: resources.files("openclaw_mcp.entrypoints.ui").joinpath("static", name).read_bytes() for name in _ASSETS
@@ -456,6 +462,28 @@ def create_app(
 
         return StreamingResponse(stream(), media_type="text/event-stream")
 
+    async def pinned(request: Request) -> Response:
+        assert pins is not None
+        return _Json(await pins.pinned())
+
+    async def review(request: Request) -> Response:
+        assert pins is not None
+        await _body(request)
+        return _Json(await pins.review(_server_name(request, "/review")))
+
+    async def accept(request: Request) -> Response:
+        assert pins is not None
+        tools = (await _body(request)).get("tools")
+        if not isinstance(tools, dict) or not tools or not all(v is None or isinstance(v, str) for v in tools.values()):
+            raise HttpProblem(422, "invalid", "tools: expected an object of tool name to fingerprint (or null)")
+        return _Json(await pins.accept(_server_name(request, "/accept"), tools))
+
+    pin_routes = [
+        Route("/api/mcp/pins", _api(pinned), methods=["GET"]),
+        Route("/api/mcp/servers/{name:path}/review", _api(review), methods=["POST"]),
+        Route("/api/mcp/servers/{name:path}/accept", _api(accept), methods=["POST"]),
+    ]
+
     def _apps_call(work: Callable[[AppsHost, dict[str, Any]], Awaitable[dict[str, Any]]]) -> Handler:
         async def run(request: Request) -> Response:
             from openclaw_mcp.entrypoints.ui.apps import AppsProblem
@@ -524,6 +552,7 @@ def create_app(
         Route("/api/mcp/servers", _api(add), methods=["POST"]),
         Route("/api/mcp/servers/{name:path}/enabled", _api(toggle), methods=["POST"]),
         Route("/api/mcp/servers/{name:path}/probe", _api(run_probe), methods=["POST"]),
+        *(pin_routes if pins is not None else ()),
         Route("/api/mcp/servers/{name:path}", _api(remove), methods=["DELETE"]),
         *app_routes,
     ]

@@ -260,6 +260,7 @@ async def _serve(
 ) -> int:
     from openclaw_mcp.application.settings_page import McpSettings
     from openclaw_mcp.entrypoints.ui.app import UiSettings, create_app
+    from openclaw_mcp.entrypoints.ui.pins import PinsPage
 
     registry = composition.registry(settings, console.err)
     page = McpSettings(registry, composition.clock())
@@ -275,6 +276,7 @@ async def _serve(
         probe,
         lambda: servers[0].should_exit,
         host,
+        PinsPage(registry, settings),
     )
     ensure_logging(settings.environ)  # uvicorn's records: one line each (entrypoints.logging_setup), at --log-level
     server = _server(_uvicorn_config(app), early)
