@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from openclaw_mcp.domain.catalog_text import sanitize_metadata_text
 from openclaw_mcp.domain.codex import codex_annotations
+from openclaw_mcp.domain.failure import FailureDetail
 from openclaw_mcp.domain.filters import ToolFilter, is_tool_allowed
 from openclaw_mcp.domain.names import safe_name_sort_key
 from openclaw_mcp.jscompat.jsjson import JsonValue, js_ordered_keys, js_truthy
@@ -118,6 +119,8 @@ class Diagnostic:
     safe_server_name: str
     launch_summary: str
     message: str
+    detail: FailureDetail | None = None
+    """Why the server failed, beyond ``message`` (the reference's text; issue 36): never rendered into it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +160,7 @@ def with_retry_diagnostic(catalog: Catalog | None, server_name: str, message: st
     if catalog is None:
         return None
     if catalog.diagnostics:
-        diagnostic = replace(catalog.diagnostics[0], message=message)
+        diagnostic = replace(catalog.diagnostics[0], message=message, detail=None)
     else:
         entry = catalog.servers.get(server_name)
         if entry is None:

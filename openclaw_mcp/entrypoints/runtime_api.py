@@ -61,6 +61,7 @@ __all__ = [
     "RuntimeBundle",
     "RuntimeHost",
     "RuntimePolicy",
+    "ServerFailure",
     "SessionMcpRuntime",
     "TransportConnector",
     "apps_enabled",
@@ -148,6 +149,27 @@ def _tool_gate(
     registry = hooks if hooks is not None else HookRegistry()
     boundary = ToolBoundary(registry, approvals=approvals, log=warn, audit=audit)
     return ToolGate(replace(settings, boundary=boundary), warn=warn)
+
+
+@dataclass(frozen=True, slots=True)
+class ServerFailure:
+    """Why a server is missing from :meth:`SessionMcpRuntime.tools` (issue 36): ``message`` is the diagnostic
+    as the reference words it (a stdio server that cannot start or exits early reads ``MCP error -32000:
+    Connection closed``); ``kind`` (``executable_not_found``, ``spawn_failed``, ``exited``, ``other``),
+    ``reason`` (``executable not found: <command>``, ``process exited with code 1``) and ``stderr_tail`` (the
+    server's last ≤ 5 stderr lines, redacted, ≤ 500 characters) say why. ``str()`` is all of it, one line each."""
+
+    server_name: str
+    message: str
+    kind: str | None = None
+    reason: str | None = None
+    stderr_tail: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        head = f"{self.server_name}: {self.message}"
+        lines = [f"{head} ({self.reason})" if self.reason else head]
+        lines += [f"  stderr: {line}" for line in self.stderr_tail]
+        return "\n".join(lines)
 
 
 @dataclass(frozen=True, slots=True)
@@ -466,6 +488,22 @@ class SessionMcpRuntime:
         return [
             McpTool(spec, self._runtime, self._collator.key, self._gate, apps) for spec in allowed if spec.executable
         ]
+
+    async def failures(self) -> list[ServerFailure]:
+        """The servers that failed (connect or listing), with why: one :class:`ServerFailure` per catalog
+        diagnostic, in server order; empty when every server is up. Connects on first use, as :meth:`tools`."""
+        catalog = await self._runtime.get_catalog()
+        failures = []
+        for diagnostic in catalog.diagnostics or ():
+            detail = diagnostic.detail
+            failures.append(
+                ServerFailure(diagnostic.server_name, diagnostic.message)
+                if detail is None
+                else ServerFailure(
+                    diagnostic.server_name, diagnostic.message, detail.kind, detail.reason, detail.stderr_tail
+                )
+            )
+        return failures
 
     def _apps(self, catalog: Catalog, model_tools: Sequence[AgentToolSpec]) -> _Apps:
         """The app-callable tools that pass this run's tool policy, per server (mcp-apps §3.4)."""

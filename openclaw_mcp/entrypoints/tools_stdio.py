@@ -188,9 +188,20 @@ async def run_tools_server(
         return 1
 
 
-def console_main(run: Callable[[list[str], dict[str, str]], Awaitable[int]], argv: Sequence[str] | None) -> None:
-    """A console script: ``run(argv, os.environ)`` with the library loggers configured, exit with its status."""
+def console_main(
+    run: Callable[[list[str], dict[str, str]], Awaitable[int]],
+    argv: Sequence[str] | None,
+    usage: tuple[str, str] | None = None,
+) -> None:
+    """A console script: ``run(argv, os.environ)`` with the library loggers configured, exit with its status.
+    ``usage`` (program, text): ``-h``/``--help`` and unknown flags are answered first (``tools_usage``)."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if usage is not None:
+        from openclaw_mcp.entrypoints.tools_usage import usage_exit
+
+        status = usage_exit(usage[0], usage[1], args, sys.stdout, sys.stderr)
+        if status is not None:
+            sys.exit(status)
     env = dict(os.environ)
     from openclaw_mcp.entrypoints.logging_setup import ensure_logging  # library records: one line each
 

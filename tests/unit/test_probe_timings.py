@@ -22,7 +22,8 @@ from openclaw_mcp.entrypoints.cli.probing import error_class
 ROOT = Path(__file__).resolve().parents[2]
 SERVERS = ROOT / "tests" / "fixtures" / "mcp_servers"
 CLI = [sys.executable, "-m", "openclaw_mcp.entrypoints.cli.main", "mcp"]
-TIMING_KEYS = {"protocolVersion", "connectMs", "counts", "errorClass"}  # protocolVersion: protocol-eras D-PE10
+# protocolVersion: protocol-eras D-PE10; reason, stderrTail (diagnostics only): issue 36
+TIMING_KEYS = {"protocolVersion", "connectMs", "counts", "errorClass", "reason", "stderrTail"}
 
 
 def _stdio(script: str, **extra: Any) -> dict[str, Any]:
@@ -157,7 +158,8 @@ def test_timings_without_json_append_the_connect_time_to_each_server_line(state:
     for line in server_lines:  # a connected server's with its protocol version (protocol-eras D-PE10)
         assert line.endswith((" ms)", " ms, 2025-11-25)")), line
     plain = _probe(state).stdout.splitlines()
-    assert len(plain) == len(lines)
+    assert len(plain) == len([line for line in lines if not line.startswith(("  reason: ", "  stderr: "))])
+    assert "  reason: process exited with code 1" in lines  # issue 36: why, under the failed server's line
     assert all(not line.endswith(" ms)") for line in plain)
 
 

@@ -36,7 +36,8 @@ from openclaw_mcp.application.ports.mcp import (
     McpConnector,
     McpError,
 )
-from openclaw_mcp.domain.redaction import sanitize_for_log
+from openclaw_mcp.domain.failure import FailureDetail, stderr_tail
+from openclaw_mcp.domain.redaction import redact_diagnostic, sanitize_for_log
 from openclaw_mcp.domain.transport import StdioConfig
 
 __all__ = ["DISPOSE_BUDGET_MS", "INHERITED_ENV_KEYS", "StdioMcpConnector", "child_environment"]
@@ -74,6 +75,16 @@ def _describe_exit(returncode: int | None) -> str:
         except ValueError:
             return f"process exited on signal {-returncode}"
     return f"process exited with code {returncode}"
+
+
+def _spawn_failure(config: StdioConfig, exc: OSError | ValueError) -> FailureDetail:
+    """Why the spawn failed (issue 36): a missing executable is named as such; other OS errors keep their text."""
+    if isinstance(exc, FileNotFoundError) and exc.filename in (None, config.command):
+        command = sanitize_for_log(redact_diagnostic(config.command))
+        return FailureDetail("executable_not_found", f"executable not found: {command}")
+    text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    where = f": {exc.filename}" if isinstance(exc, OSError) and exc.filename is not None else ""
+    return FailureDetail("spawn_failed", sanitize_for_log(redact_diagnostic(f"cannot start: {text}{where}")))
 
 
 async def _prepare_plugin_data_dir(path: str) -> None:
@@ -162,7 +173,9 @@ class _StdioConnection(ConnectionContext):
                 # The reference reports only "Connection closed" (observed); the OS error goes to the debug log.
                 name = sanitize_for_log(self._server_name)
                 self._log(f'bundle-mcp: server "{name}" failed to spawn: {sanitize_for_log(str(exc))}')
-                raise McpConnectError(CONNECTION_CLOSED_MESSAGE) from None
+                error = McpConnectError(CONNECTION_CLOSED_MESSAGE)
+                error.detail = _spawn_failure(config, exc)
+                raise error from None
             if spawn_scope.cancelled_caught:
                 stderr.close()
                 raise connect_timeout_error(timeout_ms)
@@ -182,6 +195,7 @@ class _StdioConnection(ConnectionContext):
         budget_ms = DISPOSE_BUDGET_MS
         forced = False
         failure: McpError | None = None
+        exit_code: int | None = None
         async with anyio.create_task_group() as pumps:
             self._process, self._pumps = process, pumps
             pumps.start_soon(self._pump_stdin, process, write_receive)
@@ -197,6 +211,7 @@ class _StdioConnection(ConnectionContext):
                     failure = connect_timeout_error(timeout_ms)
             except McpError as exc:
                 failure = exc  # raised outside the task group, not as an exception group
+                exit_code = process.returncode  # before the dispose: did the server end on its own?
             except anyio.get_cancelled_exc_class():
                 forced = True
                 raise
@@ -208,6 +223,10 @@ class _StdioConnection(ConnectionContext):
                     pumps.cancel_scope.cancel()
                     stderr.close()
         if failure is not None:
+            if failure.detail is None:
+                exited = exit_code is not None
+                reason = _describe_exit(exit_code) if exited else None
+                failure.detail = FailureDetail("exited" if exited else "other", reason, stderr_tail(stderr.tail))
             raise failure
 
     async def _dispose(self, process: StdioProcess, budget_s: float, *, forced: bool) -> None:

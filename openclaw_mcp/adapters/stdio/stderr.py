@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections import deque
 from collections.abc import Callable
 from typing import Final
 
@@ -16,6 +17,7 @@ from openclaw_mcp.jscompat.text import js_trim
 __all__ = [
     "MAX_STDERR_LINE_BYTES",
     "PROGRESS_FLUSH_SECONDS",
+    "TAIL_LINES",
     "TRUNCATED_PREFIX",
     "Schedule",
     "StderrLineLogger",
@@ -25,6 +27,7 @@ __all__ = [
 MAX_STDERR_LINE_BYTES: Final = 8192
 PROGRESS_FLUSH_SECONDS: Final = 0.25
 TRUNCATED_PREFIX: Final = "[stderr line truncated] "
+TAIL_LINES: Final = 5
 
 Schedule = Callable[[float, Callable[[], None]], Callable[[], None]]
 """``schedule(delay_seconds, callback)`` starts a one-shot timer and returns the function cancelling it."""
@@ -57,6 +60,8 @@ class StderrLineLogger:
         self._truncated = False
         self._cancel_timer: Callable[[], None] | None = None
         self._closed = False
+        self.tail: deque[str] = deque(maxlen=TAIL_LINES)
+        """The last lines logged (without the prefix): a failed connect reports them (issue 36)."""
 
     def feed(self, chunk: bytes) -> None:
         """One chunk read from the stream."""
@@ -104,4 +109,5 @@ class StderrLineLogger:
         self._truncated = False
         message = js_trim(bounded)
         if message:
+            self.tail.append(message)
             self._log(self._prefix + message)

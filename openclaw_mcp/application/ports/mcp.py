@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from openclaw_mcp.application.errors import ApplicationError
+from openclaw_mcp.domain.failure import FailureDetail
 from openclaw_mcp.domain.transport import HttpConfig, StdioConfig
 
 __all__ = [
@@ -40,7 +41,10 @@ connector given one declares the ``elicitation`` client capability; without one 
 
 class McpError(ApplicationError):
     """Every failure a connection reports. ``str(exc)`` is the rendered message; ``__cause__`` chains
-    the underlying error (the runtime joins the chain with `` | `` for diagnostics, §4.12)."""
+    the underlying error (the runtime joins the chain with `` | `` for diagnostics, §4.12). ``detail``: why,
+    beyond the reference's text (a stdio connect failure's kind, exit and stderr tail; never part of ``str``)."""
+
+    detail: FailureDetail | None = None
 
 
 class McpRequestError(McpError):

@@ -27,6 +27,7 @@ from openclaw_mcp.application.ports.mcp import (
     ConnectionClosed,
     ConnectionWarning,
     ListChanged,
+    McpError,
     McpEvent,
     McpSessionExpired,
 )
@@ -63,10 +64,24 @@ from openclaw_mcp.domain.catalog import (
 )
 from openclaw_mcp.domain.catalog_text import diagnostic_message
 from openclaw_mcp.domain.connection_state import ConnectionEvent
+from openclaw_mcp.domain.failure import FailureDetail
 from openclaw_mcp.domain.tool_pins import PinReport
 from openclaw_mcp.domain.transport import StdioConfig, resolve_transport
 
 __all__ = ["ServerRuntime"]
+
+
+def _failure_detail(exc: BaseException) -> FailureDetail | None:
+    """The ``detail`` of the first connection error in ``exc``'s chain (issue 36), if any."""
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in seen:
+        seen.append(current)
+        if isinstance(current, McpError) and current.detail is not None:
+            return current.detail
+        current = current.__cause__ or current.__context__
+    return None
+
 
 _T = TypeVar("_T")
 
@@ -315,7 +330,8 @@ class ServerRuntime:
             elif not reused and self._generation == generation:
                 await self._retire_if_current(conn)
             self._fail_if_disposed()
-            return diagnostic_catalog(self._now(), Diagnostic(self._name, self._spec.safe_server_name, launch, message))
+            diagnostic = Diagnostic(self._name, self._spec.safe_server_name, launch, message, _failure_detail(exc))
+            return diagnostic_catalog(self._now(), diagnostic)
 
     async def _hold_unreviewed(self, listed: list[Any]) -> tuple[list[Any], PinReport | None]:
         """Issue 35: a pinned server's changed and new tools are held out of the catalog."""

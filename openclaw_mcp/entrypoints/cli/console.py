@@ -54,6 +54,11 @@ class Console:
         """Print text lines to stderr as they are (usage errors echo the user's own argv), command hints added."""
         self._stderr.write(self._hinted(text) + "\n")
 
+    def out_is_terminal(self) -> bool:
+        """Whether stdout is an interactive terminal (lines beyond the reference's texts are shown only there)."""
+        isatty = getattr(self._stdout, "isatty", None)
+        return bool(isatty and isatty())
+
     def err_is_terminal(self) -> bool:
         """Whether stderr is an interactive terminal (progress lines are shown only there)."""
         isatty = getattr(self._stderr, "isatty", None)

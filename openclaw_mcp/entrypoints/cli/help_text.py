@@ -15,6 +15,7 @@ __all__ = [
     "ROOT_OPTIONS",
     "HelpRequest",
     "banner",
+    "own_commands_line",
     "render_command_help",
     "render_group_help",
     "render_help",
@@ -107,6 +108,13 @@ def render_group_help() -> str:
             ("Commands:", [(command.name, command.summary) for command in commands]),
         ],
     )
+
+
+def own_commands_line() -> str:
+    """The line ``openclaw mcp --help`` adds on a terminal only (issue 36): the commands this port offers beyond
+    the reference. The group help itself stays the reference's, byte for byte, for whatever reads it."""
+    names = ", ".join(sorted(command.name for command in COMMANDS if command.hidden))
+    return f"Also (openclaw-mcp, not in OpenClaw {_VERSION}): {names}. Run openclaw mcp <command> --help."
 
 
 def render_command_help(command: Command | str) -> str:

@@ -42,6 +42,10 @@ def run(argv: Sequence[str], env: Mapping[str, str], console: Console) -> int:
         return 1
     if not isinstance(parsed, Parsed):
         console.raw_out(render_help(parsed, env))
+        if parsed.command is None and console.out_is_terminal():  # scripts read the reference's text only
+            from openclaw_mcp.entrypoints.cli.help_text import own_commands_line
+
+            console.raw_out(own_commands_line())
         return 0
 
     as_json = parsed.json_output

@@ -18,6 +18,7 @@ from openclaw_mcp.application.ports.mcp import (
     McpConnectError,
     McpConnection,
     McpConnector,
+    McpError,
     McpEvent,
     McpRequestError,
     McpTimeout,
@@ -187,7 +188,7 @@ def pin_issues(name: str, pins: dict[str, Any] | None) -> list[DoctorIssue]:
 
 # ------------------------------------------------------------------ probe --timings (beyond the reference)
 
-ErrorClass = Literal["timeout", "connect", "auth", "protocol", "config"]
+ErrorClass = Literal["timeout", "connect", "auth", "protocol", "config", "executable_not_found"]
 _AUTH_TEXT = re.compile(
     r"\b(?:401|403)\b|unauthori[sz]ed|forbidden|oauth|invalid_token|www-authenticate", re.IGNORECASE
 )
@@ -275,11 +276,14 @@ def _chain(failure: BaseException | None) -> list[BaseException]:
 
 
 def error_class(failure: BaseException | None, message: str) -> ErrorClass:
-    """The kind of a failed server: ``auth`` (OAuth, 401/403), ``timeout``, ``protocol`` (the server answered
+    """The kind of a failed server: ``executable_not_found`` (a stdio command that does not exist; issue 36),
+    ``auth`` (OAuth, 401/403), ``timeout``, ``protocol`` (the server answered
     with a JSON-RPC error, or not as MCP requires), ``connect`` (the transport or ``initialize`` failed
     otherwise). ``failure`` is the connect error (None when the connect succeeded and a later request
     failed: then ``timeout`` or ``protocol``); ``message`` the diagnostic's."""
     chain = _chain(failure)
+    if any(isinstance(item, McpError) and item.detail and item.detail.kind == "executable_not_found" for item in chain):
+        return "executable_not_found"
     texts = [message, *(str(item) for item in chain)]
     if any(isinstance(item, OAuthFlowError) for item in chain) or any(_AUTH_TEXT.search(text) for text in texts):
         return "auth"
@@ -311,7 +315,10 @@ async def add_timings(
     ``server/discover`` after a refused one —, ms, 1 decimal), ``counts`` (``tools`` as listed in ``tools``;
     ``resources`` and ``prompts`` listed now, 0 when not advertised, null when the listing failed) and
     ``errorClass`` (null); each diagnostic gains ``protocolVersion`` (null), ``connectMs`` (null when no connect
-    was attempted) and ``errorClass``; ``skipped`` lists the enabled servers whose definition could not be used
+    was attempted), ``errorClass`` (``executable_not_found`` when a stdio command does not exist), ``reason``
+    (``executable not found: <command>``, ``process exited with code 1``, …, or null) and ``stderrTail`` (the
+    server's last ≤ 5 stderr lines, redacted, ≤ 500 characters; issue 36); ``skipped`` lists the enabled servers
+    whose definition could not be used
     (``errorClass: "config"``)."""
     session = runtime.session
     for name, item in result["servers"].items():
@@ -332,12 +339,16 @@ async def add_timings(
         }
         item["errorClass"] = None
     reported = set(result["servers"])
+    details = {item.server_name: item.detail for item in reversed(catalog.diagnostics or ()) if item.detail}
     for diagnostic in result["diagnostics"]:
         name = diagnostic["serverName"]
         reported.add(name)
         diagnostic["protocolVersion"] = None
         diagnostic["connectMs"] = times.connect_ms.get(name)
         diagnostic["errorClass"] = error_class(times.failures.get(name), diagnostic["message"])
+        detail = details.get(name)
+        diagnostic["reason"] = None if detail is None else detail.reason
+        diagnostic["stderrTail"] = [] if detail is None else list(detail.stderr_tail)
     result["skipped"] = [
         {"serverName": name, "errorClass": "config"} for name in enabled_servers(servers) if name not in reported
     ]

@@ -93,7 +93,8 @@ def _took(entry: Mapping[str, Any]) -> str:
 def probe_timing_lines(path: str, result: Mapping[str, Any]) -> list[str]:
     """``probe --timings`` without ``--json``: the text report (§6.3) with each server's and each failed
     server's connect time after its line (``- a: 2 tools, Codex approval auto (12.5 ms)``), a connected server's
-    with its protocol version (``(12.5 ms, 2025-11-25)``, protocol-eras D-PE10)."""
+    with its protocol version (``(12.5 ms, 2025-11-25)``, protocol-eras D-PE10); a failed server's line is
+    followed by its ``  reason: …`` and ``  stderr: …`` lines (issue 36)."""
     from openclaw_mcp.domain.probe import probe_lines  # deferred: the other texts here do not need the catalog
 
     lines = probe_lines(path, result)
@@ -103,7 +104,10 @@ def probe_timing_lines(path: str, result: Mapping[str, Any]) -> list[str]:
         index += 2 if "approvalHint" in server else 1
     for diagnostic in result["diagnostics"]:
         lines[index] += _took(diagnostic)
-        index += 1
+        why = [f"  reason: {diagnostic['reason']}"] if diagnostic.get("reason") else []
+        why += [f"  stderr: {line}" for line in diagnostic.get("stderrTail", ())]
+        lines[index + 1 : index + 1] = why
+        index += 1 + len(why)
     return lines
 
 

@@ -155,5 +155,7 @@ run_openclaw_tools: Final = functools.partial(run_tools_server, FAILURE_PREFIX, 
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """The ``openclaw-tools`` console script."""
-    console_main(run_openclaw_tools, argv)
+    """The ``openclaw-tools`` console script (``-h``/``--help``: usage, exit 0; unknown flag: exit 2)."""
+    from openclaw_mcp.entrypoints.tools_usage import OPENCLAW_TOOLS_USAGE
+
+    console_main(run_openclaw_tools, argv, ("openclaw-tools", OPENCLAW_TOOLS_USAGE))

@@ -109,5 +109,7 @@ async def _run_process(argv: list[str], env: dict[str, str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """The ``openclaw-plugin-tools`` console script."""
-    console_main(_run_process, argv)
+    """The ``openclaw-plugin-tools`` console script (``-h``/``--help``: usage, exit 0; unknown flag: exit 2)."""
+    from openclaw_mcp.entrypoints.tools_usage import PLUGIN_TOOLS_USAGE
+
+    console_main(_run_process, argv, ("openclaw-plugin-tools", PLUGIN_TOOLS_USAGE))
