@@ -321,6 +321,9 @@ def test_remove_button_deletes_the_server(ui: UiProcess, page: Page, screenshot:
     remove = page.locator('button.mcp-server-row__remove[aria-label="Remove notes"]')
     expect(remove).to_have_attribute("title", "Remove notes")
     remove.click()
+    # Remove asks first (issue 36): nothing is written until the row's confirmation is pressed
+    assert "notes" in ui.servers()
+    row(page, "notes").locator("button.mcp-server-row__remove-confirm").click()
     expect(page.locator(SUCCESS)).to_have_text("Removed MCP server notes.")
     expect(row(page, "notes")).to_have_count(0)
     assert row_names(page) == SEED_ORDER
@@ -537,6 +540,7 @@ def test_page_never_starts_a_transport(
     toggle.click()
     expect(page.locator(SUCCESS)).to_have_text("Enabled MCP server marker-tool.")
     page.locator('button.mcp-server-row__remove[aria-label="Remove marker-add"]').click()
+    row(page, "marker-add").locator("button.mcp-server-row__remove-confirm").click()
     expect(page.locator(SUCCESS)).to_have_text("Removed MCP server marker-add.")
     page.locator("button#mcp-editor-save").click()
     expect(page.locator(INDICATOR_TEXT)).to_have_text("Saved")

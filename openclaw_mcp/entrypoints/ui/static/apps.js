@@ -22,11 +22,16 @@
 
   // -- the panel -----------------------------------------------------------------------------------------
 
+  // servers whose Open app found no app tool (this page view): marked, their button says so
+  const withoutApps = new Set();
+  let panelEnabled = null;
+
   async function loadPanel() {
     const section = $("#mcp-apps");
     const list = $("#mcp-apps-list");
     const { json } = await api("GET", "/api/mcp/apps");
     section.hidden = false;
+    panelEnabled = Boolean(json && json.ok && json.enabled);
     list.replaceChildren();
     if (!json || !json.ok || !json.enabled) {
       list.append(
@@ -44,6 +49,40 @@
     for (const name of json.servers) list.append(serverRow(name));
   }
 
+  // the config changed (a row action, the editor, another writer): the panel follows the enabled servers,
+  // keeping the rows (and open views) of the servers that stay
+  let refreshing = Promise.resolve();
+  function refreshPanel() {
+    refreshing = refreshing.then(async () => {
+      if (panelEnabled !== true) return;
+      const list = $("#mcp-apps-list");
+      const { json } = await api("GET", "/api/mcp/apps");
+      if (!json || !json.ok || !json.enabled) return;
+      const rows = new Map();
+      for (const node of list.querySelectorAll(":scope > [data-mcp-app-server]")) rows.set(node.dataset.mcpAppServer, node);
+      const wanted = json.servers.map((name) => rows.get(name) || serverRow(name));
+      for (const [name, node] of rows) {
+        if (!json.servers.includes(name)) {
+          for (const stage of node.querySelectorAll(".mcp-app-stage")) await teardownAll(stage);
+          withoutApps.delete(name);
+        }
+      }
+      if (!wanted.length) {
+        list.replaceChildren(el("p", { class: "settings-card__text", text: "No enabled MCP servers." }));
+        return;
+      }
+      list.replaceChildren(...wanted);
+    });
+    return refreshing;
+  }
+
+  function markWithoutApps(row, open) {
+    row.classList.add("mcp-app-server--none");
+    row.dataset.mcpAppNone = "";
+    open.textContent = "No app views";
+    open.setAttribute("aria-label", `${row.dataset.mcpAppServer} has no app views; check again`);
+  }
+
   function serverRow(name) {
     const tools = el("div", { class: "mcp-app-tools" });
     const message = el("div", { class: "mcp-app-message", role: "alert", hidden: true });
@@ -59,18 +98,27 @@
         return;
       }
       if (!json.tools.length) {
+        withoutApps.add(name);
+        markWithoutApps(row, open);
         tools.append(el("p", { class: "settings-card__text", text: "This server has no app tools." }));
         return;
       }
+      withoutApps.delete(name);
+      row.classList.remove("mcp-app-server--none");
+      delete row.dataset.mcpAppNone;
+      open.textContent = "Open app";
+      open.removeAttribute("aria-label");
       for (const tool of json.tools) tools.append(toolRow(name, tool));
     });
-    return el(
+    const row = el(
       "div",
       { class: "settings-row mcp-app-server", "data-mcp-app-server": name },
       el("div", { class: "mcp-app-server__bar" }, el("strong", { text: name }), open),
       message,
       tools,
     );
+    if (withoutApps.has(name)) markWithoutApps(row, open);
+    return row;
   }
 
   function toolRow(server, tool) {
@@ -424,4 +472,5 @@
   }
 
   ui.onReady(loadPanel);
+  if (ui.onChange) ui.onChange(() => refreshPanel());
 })();

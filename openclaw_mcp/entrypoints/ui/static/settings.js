@@ -65,7 +65,12 @@
     editorDirty: false,
     editorBase: null,
     probes: new Map(),
+    ownHashes: new Set(), // hashes the page's own writes produced: never "changed elsewhere"
+    confirmRemove: null, // the row whose Remove waits for its confirmation
+    stash: null, // a draft set aside by Reload, offered back by "Restore draft"
   };
+  const MESSAGE_TTL_MS = 8000;
+  const changeCallbacks = [];
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -128,6 +133,10 @@
     );
   }
 
+  // the file could not be read or parsed at all (the issue at <root>): nothing in it can be shown
+  const unreadable = (snapshot) =>
+    Boolean(snapshot && !snapshot.valid && snapshot.exists && snapshot.issues.some((issue) => issue.path === "<root>"));
+
   function renderIssues(snapshot) {
     const box = $("#mcp-config-issues");
     if (snapshot.valid) {
@@ -136,7 +145,11 @@
       return;
     }
     box.replaceChildren(
-      el("strong", { text: "The config file is invalid; changes are refused until it is fixed." }),
+      el("strong", {
+        text: unreadable(snapshot)
+          ? `The config file ${snapshot.path} could not be read; its servers are not shown and changes are refused until it is fixed.`
+          : "The config file is invalid; changes are refused until it is fixed.",
+      }),
       el("ul", {}, ...snapshot.issues.map((issue) => el("li", { text: `${issue.path}: ${issue.message}` }))),
     );
     box.hidden = false;
@@ -167,21 +180,50 @@
       disabled: disabled || !row.enabled || state.probes.get(row.name)?.running,
       onclick: () => runProbe(row.name),
     });
+    const verb = row.enabled ? "Disable" : "Enable";
     const toggle = el("button", {
       type: "button",
       class: "btn mcp-server-row__toggle",
+      "aria-label": state.busy ? null : `${verb} ${row.name}`,
       disabled,
-      text: state.busy ? "Working\u2026" : row.enabled ? "Disable" : "Enable",
+      text: state.busy ? "Working\u2026" : verb,
       onclick: () => toggleServer(row.name, !row.enabled),
     });
-    const remove = el("button", {
-      type: "button",
-      class: "btn btn--icon btn--danger mcp-server-row__remove",
-      "aria-label": `Remove ${row.name}`,
-      title: `Remove ${row.name}`,
-      disabled,
-      onclick: () => removeServer(row.name),
-    });
+    let remove;
+    if (state.confirmRemove === row.name && !state.busy) {
+      // Remove asks first (no undo: the API redacts env/headers, so a re-add could not restore the secrets)
+      remove = el(
+        "span",
+        { class: "mcp-server-row__confirm", role: "group", "aria-label": `Remove ${row.name}?` },
+        el("span", { class: "mcp-server-row__confirm-text", text: "Remove?" }),
+        el("button", {
+          type: "button",
+          class: "btn btn--danger-solid mcp-server-row__remove-confirm",
+          text: "Remove",
+          "aria-label": `Remove ${row.name} now`,
+          onclick: () => removeServer(row.name),
+        }),
+        el("button", {
+          type: "button",
+          class: "btn mcp-server-row__remove-cancel",
+          text: "Cancel",
+          "aria-label": `Keep ${row.name}`,
+          onclick: () => cancelRemove(row.name),
+        }),
+      );
+      remove.addEventListener("keydown", (event) => {
+        if (event.key === "Escape") cancelRemove(row.name);
+      });
+    } else {
+      remove = el("button", {
+        type: "button",
+        class: "btn btn--icon btn--danger mcp-server-row__remove",
+        "aria-label": `Remove ${row.name}`,
+        title: `Remove ${row.name}`,
+        disabled,
+        onclick: () => askRemove(row.name),
+      });
+    }
     return el(
       "div",
       { class: "settings-row mcp-server-row", "data-mcp-name": row.name },
@@ -195,12 +237,20 @@
       el(
         "div",
         { class: "mcp-server-row__controls" },
-        el("span", { class: `pill ${row.enabled ? "pill--ok" : "pill--muted"}`, text: row.enabled ? "Enabled" : "Disabled" }),
-        hint,
-        oauth,
-        probe,
-        toggle,
-        remove,
+        el(
+          "div",
+          { class: "mcp-server-row__status" },
+          el("span", { class: `pill ${row.enabled ? "pill--ok" : "pill--muted"}`, text: row.enabled ? "Enabled" : "Disabled" }),
+          hint,
+          oauth,
+        ),
+        el(
+          "div",
+          { class: "mcp-server-row__actions" },
+          probe,
+          toggle,
+          el("span", { class: "mcp-server-row__danger-zone" }, remove),
+        ),
       ),
     );
   }
@@ -227,11 +277,15 @@
       box.append(el("div", { text: `Probe failed: ${probe.error}` }), close);
       return box;
     }
+    if (!probe.ok) {
+      box.classList.add("mcp-probe-result--error");
+      box.setAttribute("role", "alert");
+    }
     const result = probe.result || {};
     const server = (result.servers || {})[name] || {};
     const tools = result.tools || [];
     const lines = [
-      `${probe.ok ? "Connected" : "Probe finished with problems"} in ${probe.elapsedMs} ms`,
+      `${probe.ok ? "Connected" : "Probe failed"} in ${probe.elapsedMs} ms`,
       `Tools (${tools.length}): ${tools.length ? tools.join(", ") : "none"}`,
     ];
     if (server.filteredTools) {
@@ -257,6 +311,16 @@
     const snapshot = state.snapshot;
     if (!snapshot) return;
     const list = $("#mcp-server-list");
+    if (unreadable(snapshot)) {
+      list.replaceChildren(
+        el(
+          "div",
+          { class: "mcp-empty mcp-unreadable" },
+          el("p", { text: "The servers cannot be listed: the config file could not be read (see above)." }),
+        ),
+      );
+      return;
+    }
     if (!snapshot.rows.length) {
       list.replaceChildren(
         el(
@@ -283,35 +347,205 @@
   function rowFocusKey(node) {
     const row = node.closest(".mcp-server-row");
     if (!row) return null;
-    const kind = ["mcp-server-row__toggle", "mcp-server-row__remove", "mcp-server-row__probe"].find((name) =>
+    const kind = [
+      "mcp-server-row__toggle",
+      "mcp-server-row__remove",
+      "mcp-server-row__probe",
+      "mcp-server-row__remove-confirm",
+      "mcp-server-row__remove-cancel",
+    ].find((name) =>
       node.classList.contains(name),
     );
     return kind ? { name: row.dataset.mcpName, kind } : null;
   }
 
-  function restoreFocus(key) {
+  function rowNamed(name) {
     for (const row of document.querySelectorAll(".mcp-server-row")) {
-      if (row.dataset.mcpName === key.name) {
-        const target = row.querySelector(`.${key.kind}`);
-        if (target) target.focus();
-        return;
-      }
+      if (row.dataset.mcpName === name) return row;
     }
+    return null;
   }
+
+  // true when the control was there to take the focus
+  function restoreFocus(key) {
+    const row = rowNamed(key.name);
+    const target = row && row.querySelector(`.${key.kind}`);
+    if (!target) return false;
+    target.focus();
+    return true;
+  }
+
+  function focusHeading() {
+    const heading = $("#mcp-servers-heading");
+    heading.setAttribute("tabindex", "-1");
+    heading.focus();
+  }
+
+  // one message at a time: a new one replaces the old; a success fades after MESSAGE_TTL_MS
+  let messageTimer = null;
 
   function showMessage(kind, text) {
     const slot = $("#mcp-server-message-slot");
+    clearTimeout(messageTimer);
     if (!kind) {
       slot.replaceChildren();
-      return;
+      return null;
     }
-    slot.replaceChildren(
-      el("div", {
-        class: `mcp-server-message mcp-server-message--${kind}`,
-        role: kind === "success" ? "status" : "alert",
-        text,
-      }),
-    );
+    $(".settings-save-indicator__note").hidden = true;
+    const node = el("div", {
+      class: `mcp-server-message mcp-server-message--${kind}`,
+      role: kind === "success" ? "status" : "alert",
+      tabindex: "-1",
+      text,
+    });
+    slot.replaceChildren(node);
+    if (kind === "success") {
+      messageTimer = setTimeout(() => {
+        if (node.isConnected && document.activeElement !== node) node.remove();
+      }, MESSAGE_TTL_MS);
+    }
+    return node;
+  }
+
+
+  // -- JSON5 (spec §11: the editor accepts JSON5 like `mcp set`): comments, trailing commas, single quotes,
+  // unquoted keys, hex, leading/trailing dots, +sign. JSON5.parse's rules: the last of repeated keys wins.
+  // The server then validates the value as for every save (one rule); non-finite numbers are refused here
+  // because JSON cannot carry them.
+  function parseJson5(text) {
+    let at = 0;
+    const fail = (what) => {
+      const before = text.slice(0, at);
+      const line = before.split("\n").length;
+      const column = at - before.lastIndexOf("\n");
+      throw new SyntaxError(`${what} at ${line}:${column}`);
+    };
+    const peek = () => text[at];
+    const isSpace = (c) => c !== undefined && /[\s\uFEFF]/.test(c);
+    function skip() {
+      for (;;) {
+        const c = peek();
+        if (isSpace(c)) at += 1;
+        else if (c === "/" && text[at + 1] === "/") {
+          while (at < text.length && !/[\n\r\u2028\u2029]/.test(text[at])) at += 1;
+        } else if (c === "/" && text[at + 1] === "*") {
+          const end = text.indexOf("*/", at + 2);
+          if (end < 0) fail("unterminated comment");
+          at = end + 2;
+        } else return;
+      }
+    }
+    const ESCAPES = { b: "\b", f: "\f", n: "\n", r: "\r", t: "\t", v: "\v", 0: "\0" };
+    function hex(count) {
+      const digits = text.slice(at, at + count);
+      if (!new RegExp(`^[0-9a-fA-F]{${count}}$`).test(digits)) fail("invalid escape");
+      at += count;
+      return String.fromCharCode(parseInt(digits, 16));
+    }
+    function string() {
+      const quote = text[at];
+      at += 1;
+      let out = "";
+      for (;;) {
+        if (at >= text.length) fail("unterminated string");
+        const c = text[at];
+        if (c === quote) {
+          at += 1;
+          return out;
+        }
+        if (c === "\n" || c === "\r") fail("invalid character in string");
+        if (c !== "\\") {
+          out += c;
+          at += 1;
+          continue;
+        }
+        at += 1;
+        const e = text[at];
+        at += 1;
+        if (e === undefined) fail("unterminated string");
+        if (e === "x") out += hex(2);
+        else if (e === "u") out += hex(4);
+        else if (e === "0" && /[0-9]/.test(text[at] || "")) fail("invalid escape");
+        else if (e in ESCAPES) out += ESCAPES[e];
+        else if (/[1-9]/.test(e)) fail("invalid escape");
+        else if (e === "\r") {
+          if (text[at] === "\n") at += 1;
+        } else if (e === "\n" || e === "\u2028" || e === "\u2029") {
+          /* line continuation */
+        } else out += e;
+      }
+    }
+    function identifier() {
+      const match = /^(?:[$_\p{ID_Start}]|\\u[0-9a-fA-F]{4})(?:[$_\u200C\u200D\p{ID_Continue}]|\\u[0-9a-fA-F]{4})*/u.exec(
+        text.slice(at),
+      );
+      if (!match) fail(`invalid character '${peek() === undefined ? "end of input" : peek()}'`);
+      at += match[0].length;
+      return match[0].replace(/\\u([0-9a-fA-F]{4})/g, (_, code) => String.fromCharCode(parseInt(code, 16)));
+    }
+    function number() {
+      const match = /^[+-]?(?:Infinity|NaN|0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)/.exec(text.slice(at));
+      if (!match) fail(`invalid character '${peek()}'`);
+      at += match[0].length;
+      const body = match[0].replace(/^[+-]/, "");
+      const sign = match[0][0] === "-" ? -1 : 1;
+      const value = /^0[xX]/.test(body) ? parseInt(body, 16) : Number(body);
+      if (!Number.isFinite(value)) fail(`non-finite number ${match[0]} (JSON cannot carry it)`);
+      return sign * value;
+    }
+    function value(depth) {
+      if (depth > 64) fail("nested deeper than 64 levels");
+      skip();
+      const c = peek();
+      if (c === undefined) fail("unexpected end of input");
+      if (c === "{") {
+        at += 1;
+        const out = {};
+        for (;;) {
+          skip();
+          if (peek() === "}") {
+            at += 1;
+            return out;
+          }
+          if (peek() === undefined) fail("unexpected end of input");
+          const key = peek() === '"' || peek() === "'" ? string() : identifier();
+          skip();
+          if (peek() !== ":") fail(`expected ':'`);
+          at += 1;
+          Object.defineProperty(out, key, { value: value(depth + 1), enumerable: true, writable: true, configurable: true });
+          skip();
+          if (peek() === ",") at += 1;
+          else if (peek() !== "}") fail(`expected ',' or '}'`);
+        }
+      }
+      if (c === "[") {
+        at += 1;
+        const out = [];
+        for (;;) {
+          skip();
+          if (peek() === "]") {
+            at += 1;
+            return out;
+          }
+          out.push(value(depth + 1));
+          skip();
+          if (peek() === ",") at += 1;
+          else if (peek() !== "]") fail(`expected ',' or ']'`);
+        }
+      }
+      if (c === '"' || c === "'") return string();
+      for (const [word, literal] of [["true", true], ["false", false], ["null", null]]) {
+        if (text.startsWith(word, at)) {
+          at += word.length;
+          return literal;
+        }
+      }
+      return number();
+    }
+    const result = value(1);
+    skip();
+    if (at < text.length) fail(`unexpected '${peek()}'`);
+    return result;
   }
 
   // -- the editor -------------------------------------------------------------------------------------
@@ -343,7 +577,11 @@
   }
 
   function fillEditor(snapshot) {
-    editor().value = JSON.stringify(snapshot.mcp, null, 2);
+    const blocked = unreadable(snapshot);
+    editor().readOnly = blocked;
+    editor().placeholder = blocked ? "The config file could not be read; fix it, then the mcp block appears here." : "";
+    $("#mcp-editor-save").disabled = blocked;
+    editor().value = blocked ? "" : JSON.stringify(snapshot.mcp, null, 2);
     state.editorBase = snapshot.hash;
     state.editorDirty = false;
     $("#mcp-editor-error").hidden = true;
@@ -354,11 +592,73 @@
     setIndicator("danger", "Settings changed elsewhere", { label: "Reload", run: reloadEditor });
   }
 
+  // Reload (after a conflict) keeps the draft: set aside, offered back by "Restore draft"
   async function reloadEditor() {
+    const kept = state.editorDirty ? editor().value : null;
     state.editorDirty = false;
     setIndicator(null, "");
     setEditorMessage("");
     await load({ replaceEditor: true });
+    if (kept !== null) {
+      state.stash = kept;
+      setIndicator(null, "Reloaded. Your draft was set aside.", { label: "Restore draft", run: restoreDraft });
+    }
+  }
+
+  function restoreDraft() {
+    if (state.stash === null) return;
+    editor().value = state.stash;
+    state.stash = null;
+    state.editorDirty = true;
+    state.editorBase = state.snapshot ? state.snapshot.hash : state.editorBase;
+    setIndicator(null, "Draft restored over the current config; Save to apply it.");
+    editor().focus();
+  }
+
+  // Discard asks when there is a draft to lose
+  async function discardEditor() {
+    if (state.editorDirty && !window.confirm("Discard your unsaved changes to the MCP config?")) return;
+    state.stash = null;
+    state.editorDirty = false;
+    setIndicator(null, "");
+    setEditorMessage("");
+    $(".settings-save-indicator__note").hidden = true;
+    await load({ replaceEditor: true });
+  }
+
+  // A row action while the editor holds a draft: the same change goes into the draft, which then rests on
+  // the new file (own writes are not "changed elsewhere"). A draft that is not plain JSON is left as typed.
+  function mergeIntoDraft(action) {
+    const fresh = state.snapshot && state.snapshot.mcp && state.snapshot.mcp.servers;
+    let draft = null;
+    try {
+      draft = JSON.parse(editor().value);
+    } catch (_) {
+      draft = null;
+    }
+    if (!fresh || draft === null || typeof draft !== "object" || Array.isArray(draft)) {
+      setIndicator("danger", "Draft not updated", { label: "Reload", run: reloadEditor });
+      setEditorMessage(
+        "Your draft is not plain JSON, so the row change was not merged into it. Reload to start from the saved config; your draft stays available.",
+      );
+      return;
+    }
+    if (!draft.servers || typeof draft.servers !== "object" || Array.isArray(draft.servers)) draft.servers = {};
+    const servers = draft.servers;
+    const entry = servers[action.name];
+    if (action.kind === "remove") {
+      delete servers[action.name];
+    } else if (action.kind === "add") {
+      if (fresh[action.name] !== undefined) servers[action.name] = fresh[action.name];
+    } else if (entry && typeof entry === "object" && !Array.isArray(entry)) {
+      const now = fresh[action.name] || {};
+      if ("enabled" in now) entry.enabled = now.enabled;
+      else delete entry.enabled;
+    }
+    editor().value = JSON.stringify(draft, null, 2);
+    state.editorBase = state.snapshot.hash;
+    setIndicator(null, "Unsaved draft kept; the row change is in it.");
+    setEditorMessage("");
   }
 
   let savedTimer = null;
@@ -368,7 +668,7 @@
     const errorBox = $("#mcp-editor-error");
     let value;
     try {
-      value = JSON.parse(text);
+      value = parseJson5(text);
     } catch (error) {
       errorBox.textContent = `Invalid JSON: ${error.message}`;
       errorBox.hidden = false;
@@ -381,6 +681,7 @@
     }
     errorBox.hidden = true;
     setEditorMessage("");
+    showMessage(null);
     $(".settings-save-indicator__note").hidden = true;
     setIndicator(null, "Saving\u2026");
     setEditorButtons(true);
@@ -388,12 +689,17 @@
     setEditorButtons(false);
     if (response.json && response.json.ok) {
       state.editorDirty = false;
+      state.stash = null;
+      state.ownHashes.add(response.json.hash);
       setIndicator("ok", "Saved");
       $(".settings-save-indicator__note").hidden = false;
       clearTimeout(savedTimer);
       savedTimer = setTimeout(() => {
         if ($(".settings-save-indicator__text").textContent === "Saved") setIndicator(null, "");
       }, 2000);
+      setTimeout(() => {
+        $(".settings-save-indicator__note").hidden = true;
+      }, MESSAGE_TTL_MS);
       await load({ replaceEditor: true });
       return;
     }
@@ -410,7 +716,7 @@
   }
 
   function setEditorButtons(disabled) {
-    $("#mcp-editor-save").disabled = disabled;
+    $("#mcp-editor-save").disabled = disabled || unreadable(state.snapshot);
     $("#mcp-editor-discard").disabled = disabled;
   }
 
@@ -427,11 +733,13 @@
       return false;
     }
     const snapshot = response.json;
+    const changed = !state.snapshot || state.snapshot.hash !== snapshot.hash;
     state.snapshot = snapshot;
     renderIssues(snapshot);
     renderSummary(snapshot.summary);
     renderRows();
     if (!state.editorDirty || (options && options.replaceEditor)) fillEditor(snapshot);
+    if (changed) for (const callback of changeCallbacks) callback(snapshot);
     return true;
   }
 
@@ -478,7 +786,8 @@
       hash = null;
     }
     if (state.busy) return; // the action reloads when it ends
-    if (state.editorDirty && hash !== state.editorBase) showConflict();
+    const own = hash !== null && state.ownHashes.has(hash);
+    if (state.editorDirty && hash !== state.editorBase && !own) showConflict();
     if (!state.snapshot || hash !== state.snapshot.hash) await load();
   }
 
@@ -489,9 +798,10 @@
 
   // -- row actions -----------------------------------------------------------------------------------
 
-  async function mutate(run) {
+  async function mutate(run, action) {
     if (state.busy) return null;
     showMessage(null);
+    state.confirmRemove = null;
     state.busy = true;
     renderRows();
     let response = null;
@@ -500,6 +810,9 @@
         const base = state.snapshot ? state.snapshot.hash : null;
         if (base === null) break;
         response = await api(...run(base));
+        if (response.json && response.json.ok && typeof response.json.hash === "string") {
+          state.ownHashes.add(response.json.hash);
+        }
         const conflict = response.json && response.json.error && response.json.error.type === "conflict";
         if (!conflict) break;
         await load(); // another writer got there first: re-read and re-apply on the fresh file
@@ -508,7 +821,18 @@
       state.busy = false;
     }
     await load();
+    if (response && response.json && response.json.ok && state.editorDirty && action) mergeIntoDraft(action);
     return response;
+  }
+
+  // after an action the focus goes to the message when it failed, else where `place` puts it
+  function settleFocus(ok, place) {
+    if (!ok) {
+      const message = $("#mcp-server-message-slot .mcp-server-message");
+      if (message) message.focus();
+      return;
+    }
+    if (!place()) focusHeading();
   }
 
   function report(response, name) {
@@ -526,14 +850,40 @@
   }
 
   async function toggleServer(name, enabled) {
-    const response = await mutate((base) => ["POST", serverPath(name, "/enabled"), { baseHash: base, enabled }]);
-    report(response, name);
+    const response = await mutate((base) => ["POST", serverPath(name, "/enabled"), { baseHash: base, enabled }], {
+      kind: "toggle",
+      name,
+    });
+    const ok = report(response, name);
+    settleFocus(ok, () => restoreFocus({ name, kind: "mcp-server-row__toggle" }));
+  }
+
+  function askRemove(name) {
+    state.confirmRemove = name;
+    renderRows();
+    restoreFocus({ name, kind: "mcp-server-row__remove-cancel" });
+  }
+
+  function cancelRemove(name) {
+    state.confirmRemove = null;
+    renderRows();
+    restoreFocus({ name, kind: "mcp-server-row__remove" });
   }
 
   async function removeServer(name) {
+    const names = state.snapshot ? state.snapshot.rows.map((row) => row.name) : [];
+    const index = names.indexOf(name);
     state.probes.delete(name);
-    const response = await mutate((base) => ["DELETE", serverPath(name), { baseHash: base }]);
-    report(response, name);
+    const response = await mutate((base) => ["DELETE", serverPath(name), { baseHash: base }], { kind: "remove", name });
+    const ok = report(response, name);
+    // the focus goes to the next row's toggle (else the previous one's, else the list heading)
+    settleFocus(ok, () => {
+      const rest = state.snapshot ? state.snapshot.rows.map((row) => row.name) : [];
+      const after = names.slice(index + 1).find((other) => rest.includes(other));
+      const before = names.slice(0, Math.max(index, 0)).reverse().find((other) => rest.includes(other));
+      const next = after !== undefined ? after : before;
+      return next !== undefined && restoreFocus({ name: next, kind: "mcp-server-row__toggle" });
+    });
   }
 
   async function runProbe(name) {
@@ -579,12 +929,23 @@
     submit.textContent = "Adding\u2026";
     submit.disabled = true;
     const body = { name: name.value, transport: $("#mcp-transport").value, target: target.value };
-    const response = await mutate((base) => ["POST", "/api/mcp/servers", { baseHash: base, ...body }]);
+    const response = await mutate((base) => ["POST", "/api/mcp/servers", { baseHash: base, ...body }], {
+      kind: "add",
+      name: body.name,
+    });
     submit.textContent = "Add server";
     submit.disabled = false;
     if (report(response)) {
       $("#mcp-add-form").reset();
       setFormOpen(false);
+      // the new row's toggle (its name as stored is the one typed, trimmed by the server's rules)
+      if (!restoreFocus({ name: body.name, kind: "mcp-server-row__toggle" })) {
+        const added = state.snapshot && state.snapshot.rows.find((row) => row.name === body.name.trim());
+        if (!added || !restoreFocus({ name: added.name, kind: "mcp-server-row__toggle" })) focusHeading();
+      }
+    } else {
+      const message = $("#mcp-server-message-slot .mcp-server-message");
+      if (message) message.focus();
     }
   }
 
@@ -625,6 +986,10 @@
       if (begun) callback();
       else readyCallbacks.push(callback);
     },
+    // called with the fresh snapshot whenever the config's hash changes (own writes and outside ones)
+    onChange(callback) {
+      changeCallbacks.push(callback);
+    },
   });
 
   function begin() {
@@ -643,7 +1008,13 @@
       $("#mcp-editor-error").hidden = true;
     });
     $("#mcp-editor-save").addEventListener("click", saveEditor);
-    $("#mcp-editor-discard").addEventListener("click", reloadEditor);
+    $("#mcp-editor-discard").addEventListener("click", discardEditor);
+    // leaving the page with an unsaved draft asks first
+    window.addEventListener("beforeunload", (event) => {
+      if (!state.editorDirty) return;
+      event.preventDefault();
+      event.returnValue = "";
+    });
     load({ replaceEditor: true }).then((ok) => {
       if (ok) follow();
     });
