@@ -450,3 +450,20 @@ def test_15_edited_args_leave_one_live_server_process(start_apps: Any, page: Pag
         inner.locator("#tick").click()
         expect(inner.locator("#ticks")).to_have_text("ticks=1")
     assert wait_for(lambda: len(app_server_pids(apps)) == 1), app_server_pids(apps)
+
+
+def test_an_open_view_survives_the_panel_following_the_config(start_apps: Any, page: Page) -> None:
+    """The Apps panel follows the config live (issue 36); rows that stay are never moved, so an open view keeps its
+    state (a moved iframe would reload)."""
+    apps = start_apps()
+    inner = run_clock(page, apps)
+    expect(inner.locator("#time")).to_have_text("time=12:00", timeout=15_000)
+    inner.locator("#tick").click()
+    expect(inner.locator("#ticks")).to_have_text("ticks=1")
+    document = apps.ui.config()
+    document["mcp"]["servers"]["another"] = {"command": "true"}
+    apps.ui.write_config(document)
+    expect(page.locator('[data-mcp-app-server="another"]')).to_have_count(1, timeout=10_000)
+    inner.locator("#tick").click()
+    expect(inner.locator("#ticks")).to_have_text("ticks=2")
+    assert len(app_server_pids(apps)) == 1

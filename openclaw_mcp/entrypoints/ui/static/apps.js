@@ -62,16 +62,30 @@
       for (const node of list.querySelectorAll(":scope > [data-mcp-app-server]")) rows.set(node.dataset.mcpAppServer, node);
       const wanted = json.servers.map((name) => rows.get(name) || serverRow(name));
       for (const [name, node] of rows) {
-        if (!json.servers.includes(name)) {
-          for (const stage of node.querySelectorAll(".mcp-app-stage")) await teardownAll(stage);
-          withoutApps.delete(name);
+        if (json.servers.includes(name)) continue;
+        withoutApps.delete(name);
+        if (node.querySelector("iframe.mcp-app-frame")) {
+          // an open view stays until it is closed: it shows that its server is gone (its calls answer "expired")
+          node.classList.add("mcp-app-server--gone");
+          node.dataset.mcpAppGone = "";
+          wanted.push(node);
+          continue;
         }
+        for (const stage of node.querySelectorAll(".mcp-app-stage")) await teardownAll(stage);
       }
       if (!wanted.length) {
         list.replaceChildren(el("p", { class: "settings-card__text", text: "No enabled MCP servers." }));
         return;
       }
-      list.replaceChildren(...wanted);
+      // rows that stay are never moved: moving an iframe reloads it, and an open view would lose its state
+      const keep = new Set(wanted);
+      for (const node of [...list.children]) if (!keep.has(node)) node.remove();
+      let anchor = null;
+      for (let index = wanted.length - 1; index >= 0; index -= 1) {
+        const node = wanted[index];
+        if (node.parentNode !== list) list.insertBefore(node, anchor);
+        anchor = node;
+      }
     });
     return refreshing;
   }
