@@ -18,7 +18,7 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-from openclaw_mcp.application.ports.telemetry import Attributes, AttributeValue, Span, SpanKind
+from openclaw_mcp.application.ports.telemetry import NULL_SPAN, Attributes, AttributeValue, Span, SpanKind
 
 __all__ = ["TRACER_NAME", "OtelTelemetry"]
 
@@ -85,16 +85,6 @@ class _OtelSpan:
             _log.debug("could not mark the span failed", exc_info=True)
 
 
-class _DisabledSpan:
-    __slots__ = ()
-
-    def set_attribute(self, key: str, value: AttributeValue) -> None:
-        return None
-
-    def set_error(self, error_type: str) -> None:
-        return None
-
-
 class OtelTelemetry:
     """Spans through ``tracer_provider`` (default: OpenTelemetry's global provider, as an embedding host that
     configured OpenTelemetry itself has it). ``shutdown``: what :meth:`close` runs (the exporting provider's
@@ -142,7 +132,7 @@ class OtelTelemetry:
             except Exception:
                 _log.debug("could not start span %s", name, exc_info=True)
         if opened is None:
-            yield _DisabledSpan()
+            yield NULL_SPAN
             return
         otel_span, token = opened
         span = _OtelSpan(otel_span)

@@ -21,7 +21,16 @@ from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import Literal, Protocol
 
-__all__ = ["NO_TELEMETRY", "AttributeValue", "Attributes", "NoTelemetry", "Span", "SpanKind", "Telemetry"]
+__all__ = [
+    "NO_TELEMETRY",
+    "NULL_SPAN",
+    "AttributeValue",
+    "Attributes",
+    "NoTelemetry",
+    "Span",
+    "SpanKind",
+    "Telemetry",
+]
 
 AttributeValue = str | bool | int | float | Sequence[str]
 """What an attribute may hold (OpenTelemetry's primitive types; homogeneous string sequences)."""
@@ -78,7 +87,8 @@ class _NullSpan:
         return None
 
 
-_NULL_SPAN = _NullSpan()
+NULL_SPAN: Span = _NullSpan()
+"""A span that records nothing (telemetry off, or a span that could not be opened)."""
 
 
 class _NullScope:
@@ -87,7 +97,7 @@ class _NullScope:
     __slots__ = ()
 
     def __enter__(self) -> Span:
-        return _NULL_SPAN
+        return NULL_SPAN
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
