@@ -37,6 +37,7 @@ import pytest
 
 from tests.clients.conftest import CLIENTS, INSTALL_HINT, clients_dir
 from tests.docker.gateway_harness import find_reference, running_under_ci
+from tests.packaging._build import build_wheel
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCK = ROOT / "requirements" / "lock.txt"
@@ -101,22 +102,7 @@ class Sandbox:
 def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Sandbox:
     root = tmp_path_factory.mktemp("quickstart")
     assert not root.resolve().is_relative_to(ROOT)
-    built = _run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--quiet",
-            "--no-deps",
-            "--no-build-isolation",
-            "-w",
-            str(root),
-            str(ROOT),
-        ]
-    )
-    assert built.returncode == 0, built.stderr
-    (wheel,) = root.glob("openclaw_mcp-*.whl")
+    wheel = build_wheel(root, TIMEOUT_S)
     venv = root / "venv"
     assert _run([sys.executable, "-m", "venv", str(venv)]).returncode == 0
     uv = Path(sys.executable).parent / "uv"

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.packaging._build import build_wheel
+
 ROOT = Path(__file__).resolve().parents[2]
 LOCK = ROOT / "requirements" / "lock.txt"
 TIMEOUT_S = 600
@@ -26,22 +28,7 @@ def _run(command: list[str], **kwargs: object) -> subprocess.CompletedProcess[st
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
-    built = _run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--quiet",
-            "--no-deps",
-            "--no-build-isolation",
-            "-w",
-            str(out),
-            str(ROOT),
-        ]
-    )
-    assert built.returncode == 0, built.stderr
-    (found,) = out.glob("openclaw_mcp-*.whl")
+    found = build_wheel(out, TIMEOUT_S)
     return found
 
 
